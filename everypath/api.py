@@ -1,0 +1,157 @@
+"""The @compile decorator and the callable it returns."""
+from __future__ import annotations
+
+import functools
+import threading
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from everypath.errors import CompileError
+from everypath.settings import Settings
+
+_KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    tag: str | None = None
+    description: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    targets: tuple[str, ...] = ("host",)
+    sandbox: bool = True
+
+
+class CompiledFunction:
+    """A Python function compiled to native code; call it like the original.
+
+    Compiles on the first call (or finds the ahead-of-time build in the cache).
+    Fully annotated functions have one native entry; parameters whose
+    annotation leaves the rank open are specialised per argument types.
+    """
+
+    def __init__(self, pyfunc: types.FunctionType, options: CompileOptions, settings: Settings | None = None) -> None:
+        if not isinstance(pyfunc, types.FunctionType):
+            raise TypeError(f"everypath.compile expects a Python function, got {type(pyfunc).__name__}")
+        functools.update_wrapper(self, pyfunc)
+        self.py_function = pyfunc
+        self.options = options
+        self.settings = settings or Settings.from_env()
+        self._native: Callable[..., Any] | None = None
+        self._by_types: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        self._module: Any = None
+        self._lock = threading.Lock()
+        self._open: bool | None = None
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        native = self._native
+        if native is None:
+            native = self._native_for(args, kwargs)
+        return native(*args, **kwargs)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:  # behave like a plain function on classes
+        return self if obj is None else functools.partial(self, obj)
+
+    # ---- building ------------------------------------------------------
+    def build(self, call_types: tuple[Any, ...] | None = None) -> Any:
+        """Compile now (ahead of time) and return the CompiledModule."""
+        from lowering.pipeline import compile_function
+
+        return compile_function(self.py_function, self.settings, call_types)
+
+    def _bind_native(self, module: Any) -> Callable[..., Any]:
+        from lowering import _runtime
+        from lowering.pipeline import CompiledModule
+
+        assert isinstance(module, CompiledModule)
+        sig = dict(module.signature)
+        defaults = self.py_function.__defaults__ or ()
+        names = [p["name"] for p in sig["params"]]
+        first = len(names) - len(defaults)
+        params = []
+        for i, p in enumerate(sig["params"]):
+            p = {k: v for k, v in p.items() if k != "has_default"}
+            if i >= first:
+                p["default"] = defaults[i - first]
+            params.append(p)
+        sig["params"] = params
+        lib = _runtime.Library(str(module.so_path))
+        self._module = module
+        return lib.bind(module.symbol, sig)
+
+    def _native_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[..., Any]:
+        from lowering.annotations import describe_value_type
+
+        with self._lock:
+            if self._native is not None:
+                return self._native
+            if self._open is None:
+                try:
+                    module = self.build()
+                    self._native = self._bind_native(module)
+                    self._open = False
+                    return self._native
+                except CompileError as exc:
+                    if "needs an annotation" not in exc.message and "needs a rank" not in exc.message:
+                        raise
+                    self._open = True
+            bound = self._bind_call(args, kwargs)
+            key = tuple(describe_value_type(v) for v in bound)
+            native = self._by_types.get(key)
+            if native is None:
+                native = self._bind_native(self.build(key))
+                self._by_types[key] = native
+            return native
+
+    def _bind_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        import inspect
+
+        sig = inspect.signature(self.py_function)
+        ba = sig.bind(*args, **kwargs)
+        ba.apply_defaults()
+        return tuple(ba.arguments.values())
+
+    # ---- inspection ----------------------------------------------------
+    @property
+    def cpp_source(self) -> str:
+        if self._module is None:
+            self._module = self.build()
+        return self._module.cpp_path.read_text()
+
+    def ir(self, typed: bool = True) -> str:
+        from lowering.pipeline import ir_text
+
+        return ir_text(self.py_function, typed=typed)
+
+    def __repr__(self) -> str:
+        return f"<everypath.CompiledFunction {self.py_function.__module__}.{self.py_function.__qualname__}>"
+
+
+def compile(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # noqa: A001 - public name
+    """Decorator: ``@compile`` or ``@compile(tag=..., description=..., metadata=..., targets=..., sandbox=...)``."""
+    unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
+    if unknown:
+        raise TypeError(f"everypath.compile() got unknown keyword argument(s): {', '.join(unknown)}; "
+                        f"known: {', '.join(_KNOWN_OPTIONS)}")
+    opts = _options(options)
+    if fn is None:
+        return lambda f: CompiledFunction(f, opts)  # type: ignore[arg-type]
+    return CompiledFunction(fn, opts)  # type: ignore[arg-type]
+
+
+def _options(options: dict[str, Any]) -> CompileOptions:
+    tag, desc = options.get("tag"), options.get("description")
+    if tag is not None and not isinstance(tag, str):
+        raise TypeError("everypath.compile(tag=...) must be a str")
+    if desc is not None and not isinstance(desc, str):
+        raise TypeError("everypath.compile(description=...) must be a str")
+    meta = options.get("metadata") or {}
+    if not isinstance(meta, dict):
+        raise TypeError("everypath.compile(metadata=...) must be a dict")
+    targets = options.get("targets") or ("host",)
+    if isinstance(targets, str):
+        targets = (targets,)
+    sandbox = options.get("sandbox", True)
+    if not isinstance(sandbox, bool):
+        raise TypeError("everypath.compile(sandbox=...) must be a bool")
+    return CompileOptions(tag, desc, dict(meta), tuple(targets), sandbox)

@@ -1,0 +1,61 @@
+"""Host builds: one g++ run turns a translation unit into a C-ABI shared object."""
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from everypath.errors import BuildError
+from everypath.settings import Settings
+
+INCLUDE_DIR = Path(__file__).resolve().parent.parent / "variants" / "include"
+
+
+@dataclass(frozen=True)
+class BuildArtifact:
+    path: Path
+    seconds: float
+    command: tuple[str, ...]
+
+
+@functools.lru_cache(maxsize=8)
+def compiler_version(cxx: str) -> str:
+    try:
+        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise BuildError(f"C++ compiler '{cxx}' is not usable: {exc}") from None
+    return out.splitlines()[0] if out else cxx
+
+
+@functools.lru_cache(maxsize=1)
+def headers_digest() -> str:
+    """Content hash of the operator library headers: part of every cache key."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in sorted(INCLUDE_DIR.rglob("*.h*")):
+        h.update(str(p.relative_to(INCLUDE_DIR)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def build_shared(source: str, out_path: Path, settings: Settings) -> BuildArtifact:
+    """Compile C++ source into out_path atomically (temp name + rename)."""
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    cpp = out_path.with_suffix(".cpp")
+    cpp.write_text(source)
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_path.parent)
+    os.close(fd)
+    cmd = (settings.cxx, *settings.cxx_flags(), f"-I{INCLUDE_DIR}", str(cpp), "-o", tmp)
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if proc.returncode != 0:
+        os.unlink(tmp)
+        raise BuildError(f"g++ failed on generated code {cpp} (an everypath bug):\n{proc.stderr[-6000:]}")
+    os.replace(tmp, out_path)
+    return BuildArtifact(out_path, dt, cmd)

@@ -1,0 +1,122 @@
+"""C++ spellings of compile-time types and constants."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from lowering.types import (
+    ArrayT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type,
+)
+
+
+class EmitError(Exception):
+    """The emitter met something the typer accepted but lowering cannot do yet (a CompileError at the node)."""
+
+
+def ctype(t: Type) -> str:
+    if isinstance(t, ScalarT):
+        return t.dtype.cpp
+    if isinstance(t, ArrayT):
+        return f"ep::Array<{t.dtype.cpp}, {t.ndim}>"
+    if isinstance(t, TupleT):
+        return "std::tuple<" + ", ".join(ctype(i) for i in t.items) + ">"
+    if isinstance(t, ListT):
+        if t.elem is None:
+            raise EmitError("cannot infer the element type of an empty list (append to it or give values)")
+        return f"ep::List<{ctype(t.elem)}>"
+    if isinstance(t, (NoneT, DTypeT)):
+        return "ep::None"
+    if isinstance(t, StrT):
+        return "std::string"
+    if isinstance(t, RangeT):
+        return "ep::Range"
+    if isinstance(t, SliceT):
+        return "ep::Slice"
+    if isinstance(t, (FuncT, IterT)):
+        raise EmitError(f"a {t} value cannot be stored here")
+    raise EmitError(f"no C++ type for {t}")
+
+
+def float_literal(x: float, cpp: str = "double") -> str:
+    if math.isnan(x):
+        return f"std::numeric_limits<{cpp}>::quiet_NaN()"
+    if math.isinf(x):
+        return f"{'-' if x < 0 else ''}std::numeric_limits<{cpp}>::infinity()"
+    text = repr(float(x))
+    if "e" not in text and "." not in text:
+        text += ".0"
+    return f"{cpp}({text})"
+
+
+def int_literal(x: int, cpp: str = "int64_t") -> str:
+    if cpp == "int64_t" and x == -(2**63):
+        return "std::numeric_limits<int64_t>::min()"
+    if cpp == "uint64_t":
+        return f"uint64_t({x}ULL)"
+    return f"{cpp}({x}LL)" if cpp != "int64_t" else f"int64_t({x}LL)"
+
+
+def string_literal(s: str) -> str:
+    out = []
+    for ch in s:
+        code = ord(ch)
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif 32 <= code < 127:
+            out.append(ch)
+        else:  # UTF-8 bytes as escapes; split with "" so following hex digits are not swallowed
+            out.append("".join(f'\\x{b:02x}""' for b in ch.encode("utf-8")))
+    return 'std::string("' + "".join(out) + '")'
+
+
+def literal(value: Any, t: Type) -> str:
+    """A C++ expression for a compile-time constant of type t."""
+    if isinstance(t, NoneT):
+        return "ep::None{}"
+    if isinstance(t, DTypeT):
+        return "ep::None{}"
+    if isinstance(t, StrT):
+        return string_literal(value)
+    if isinstance(t, FuncT):
+        raise EmitError("a function cannot be used as a value here")
+    if isinstance(t, TupleT):
+        return "std::make_tuple(" + ", ".join(literal(v, it) for v, it in zip(value, t.items)) + ")"
+    if isinstance(t, ScalarT):
+        return scalar_literal(value, t.dtype)
+    if isinstance(t, ArrayT):
+        raise EmitError("array constants are not supported")
+    raise EmitError(f"constant of type {t} is not supported")
+
+
+def scalar_literal(value: Any, dtype: DType) -> str:
+    cpp = dtype.cpp
+    if dtype is DType.BOOL:
+        return "true" if bool(value) else "false"
+    if dtype.is_integer:
+        return int_literal(int(value), cpp)
+    if dtype.is_float:
+        return float_literal(float(value), cpp)
+    c = complex(value)
+    part = "float" if dtype is DType.COMPLEX64 else "double"
+    return f"{cpp}({float_literal(c.real, part)}, {float_literal(c.imag, part)})"
+
+
+def cast(expr: str, src: Type, dst_dtype: DType) -> str:
+    """expr (of scalar type src) converted to dst_dtype; a no-op when types already match."""
+    if isinstance(src, ScalarT) and src.dtype is dst_dtype:
+        return expr
+    if dst_dtype.is_complex:
+        return f"{dst_dtype.cpp}({expr})"
+    if isinstance(src, ScalarT) and src.dtype.is_complex:
+        return f"static_cast<{dst_dtype.cpp}>(({expr}).real())"
+    return f"static_cast<{dst_dtype.cpp}>({expr})"
+
+
+def np_scalar(value: Any) -> bool:
+    return isinstance(value, np.generic)

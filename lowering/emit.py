@@ -1,0 +1,428 @@
+"""Typed IR -> one C++20 translation unit.
+
+Every Python local becomes one C++ variable declared at the top of its
+function (Python scopes are function-wide); each value node is evaluated
+once, in program order, into a temporary unless it is cheap and safe to
+inline. Element-wise trees are fused into one loop (see emit_values). Each
+statement carries a ``// file.py:LINE`` marker.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from everypath.errors import CompileError
+from lowering.cpp import EmitError, cast, ctype, literal
+from lowering.emit_values import (
+    ITERATOR_KEYS, attribute, call, elementwise, getitem, is_elementwise, is_inplace_array, setitem,
+)
+from lowering.infer import TypedFunction, const_type, element_type
+from lowering.types import (
+    INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, TupleT, Type,
+)
+from tracer.ir import Block, Node, Opcode
+
+_PURE = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.PARAM, Opcode.GETATTR})
+
+
+def ident(name: str) -> str:
+    return "l_" + name.replace("$", "_")
+
+
+class FunctionEmitter:
+    def __init__(self, spec: TypedFunction, indent: int = 1) -> None:
+        self.spec = spec
+        self.lines: list[str] = []
+        self.depth = indent
+        self.exprs: dict[Node, str] = {}
+        self.counter = 0
+        self.last_line: tuple[str, int] | None = None
+        self.fused: set[Node] = set()
+        self._plan_fusion(spec.fn.body)
+
+    # ---- small helpers -------------------------------------------------
+    def ty(self, n: Node) -> Any:
+        return self.spec.type_of(n)
+
+    def line(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    def fresh(self, hint: str = "t") -> str:
+        self.counter += 1
+        return f"{hint}{self.counter}"
+
+    def mark(self, n: Node) -> None:
+        key = (n.loc.filename, n.loc.lineno)
+        if key != self.last_line and n.loc.lineno:
+            self.last_line = key
+            self.line(f"// {os.path.basename(n.loc.filename)}:{n.loc.lineno}")
+
+    def value(self, n: Node) -> str:
+        try:
+            return self.exprs[n]
+        except KeyError:
+            raise EmitError(f"internal: {n!r} used before it was emitted") from None
+
+    def list_type_for(self, n: Node) -> ListT:
+        for u in n.users:
+            if u.op is Opcode.STORE:
+                t = self.spec.var_types.get(u.target)
+                if isinstance(t, ListT) and t.elem is not None:
+                    return t
+        t = self.ty(n)
+        if isinstance(t, ListT) and t.elem is not None:
+            return t
+        raise EmitError("cannot infer the element type of an empty list (append to it first)")
+
+    # ---- fusion and inlining decisions --------------------------------------
+    def _plan_fusion(self, block: Block) -> None:
+        """An element-wise array node with exactly one element-wise user later in the same
+        block, and nothing but pure nodes in between, is computed inside its user's loop."""
+        for i, n in enumerate(block.nodes):
+            for b in n.blocks:
+                self._plan_fusion(b)
+            if not (is_elementwise(self, n) and isinstance(self.spec.types.get(n), ArrayT)):
+                continue
+            if is_inplace_array(self, n) or len(n.users) != 1:
+                continue
+            (u,) = n.users
+            if u.block is not block or not is_elementwise(self, u) or not isinstance(self.spec.types.get(u), ArrayT):
+                continue
+            j = block.nodes.index(u)
+            between = block.nodes[i + 1:j]
+            if all(m.op in _PURE or (is_elementwise(self, m) and not is_inplace_array(self, m)) for m in between):
+                self.fused.add(n)
+
+    def _load_inlinable(self, n: Node) -> bool:
+        block = n.block
+        assert block is not None
+        i = block.nodes.index(n)
+        last = i
+        for u in n.users:
+            eff = u
+            while eff in self.fused:
+                (eff,) = eff.users
+            if eff.block is not block:
+                return False
+            last = max(last, block.nodes.index(eff))
+        for m in block.nodes[i + 1:last]:
+            for x in (m, *[y for b in m.blocks for y in b.walk()]):
+                if x.op is Opcode.STORE and x.target == n.target:
+                    return False
+                if x.op is Opcode.FOR and n.target in _pattern_names(x.target):
+                    return False
+        return True
+
+    # ---- statements ----------------------------------------------------
+    def block(self, block: Block) -> None:
+        for n in block.nodes:
+            try:
+                self.node(n)
+            except EmitError as exc:
+                raise CompileError.at(n.loc, str(exc), (f"generating C++ for {self.spec.fn.qualname}",)) from None
+
+    def node(self, n: Node) -> None:
+        op = n.op
+        if op is Opcode.PARAM:
+            self.exprs[n] = "a_" + n.target
+            return
+        if op is Opcode.CONST:
+            self.exprs[n] = literal(n.target, self.ty(n))
+            return
+        if op is Opcode.CLOSURE:
+            self.closure(n)
+            self.exprs[n] = "ep::None{}"
+            return
+        if op is Opcode.LOAD:
+            t = self.ty(n)
+            name = ident(n.target)
+            if isinstance(t, (FuncT,)):
+                self.exprs[n] = "ep::None{}"
+            elif isinstance(t, ArrayT | ListT | TupleT) and self._load_inlinable(n):
+                self.exprs[n] = name
+            else:
+                self.exprs[n] = self._materialize(n, name)
+            return
+        if op is Opcode.CALL and n.target in ITERATOR_KEYS | {"builtins.range"} and n.users and all(
+                u.op is Opcode.FOR and u.args[0] is n for u in n.users):
+            self.exprs[n] = "/*iterator*/"
+            return
+        if op is Opcode.CALL and n.target == "builtins.slice":
+            self.exprs[n] = call(self, n)
+            return
+        if op is Opcode.CALL and n.target == "ep.tuple" and n.users and all(
+                u.op in (Opcode.GETITEM, Opcode.SETITEM) and u.args[1] is n for u in n.users):
+            self.exprs[n] = "/*index*/"
+            return
+        if n in self.fused:
+            self.exprs[n] = "/*fused*/"
+            return
+        self.mark(n)
+        if op is Opcode.STORE:
+            t = self.spec.var_types.get(n.target)
+            if isinstance(t, FuncT) or isinstance(self.ty(n.args[0]), FuncT):
+                return
+            v = self.value(n.args[0])
+            if v != ident(n.target):
+                self.line(f"{ident(n.target)} = {self._convert(v, self.ty(n.args[0]), t)};")
+            return
+        if op is Opcode.SETITEM:
+            setitem(self, n)
+            return
+        if op is Opcode.IF:
+            self.line(f"if ({self.truth(n.args[0])}) {{")
+            self.nested(n.blocks[0])
+            if n.blocks[1].nodes:
+                self.line("} else {")
+                self.nested(n.blocks[1])
+            self.line("}")
+            return
+        if op is Opcode.LOOP:
+            self.line("while (true) {")
+            self.nested(n.blocks[0])
+            self.line("}")
+            return
+        if op is Opcode.FOR:
+            self.emit_for(n)
+            return
+        if op is Opcode.BREAK:
+            self.line("break;")
+            return
+        if op is Opcode.CONTINUE:
+            self.line("continue;")
+            return
+        if op is Opcode.RETURN:
+            rt = self.spec.return_type
+            self.line(f"return {self._convert(self.value(n.args[0]), self.ty(n.args[0]), rt)};")
+            return
+        if op is Opcode.RAISE:
+            msg = self._message(n)
+            self.line(f'ep::raise("{n.target}", {msg});')
+            return
+        # value-producing nodes: CALL, GETATTR, GETITEM
+        if op is Opcode.CALL:
+            expr = call(self, n)
+        elif op is Opcode.GETATTR:
+            expr = attribute(self, n)
+        elif op is Opcode.GETITEM:
+            expr = getitem(self, n)
+        else:  # pragma: no cover
+            raise AssertionError(op)
+        if not n.users:
+            self.line(f"(void)({expr});")
+            self.exprs[n] = expr
+            return
+        if op is Opcode.CALL and is_elementwise(self, n) and is_inplace_array(self, n):
+            self.exprs[n] = expr  # the in-place target itself
+            return
+        self.exprs[n] = self._materialize(n, expr)
+
+    def _materialize(self, n: Node, expr: str) -> str:
+        name = f"v{n.id}" if n.id >= 0 else self.fresh("v")
+        self.line(f"auto {name} = {expr};")
+        return name
+
+    def _message(self, n: Node) -> str:
+        if not n.args:
+            return 'std::string("")'
+        a = n.args[0]
+        return f"ep::format({self.value(a)})"
+
+    def _convert(self, expr: str, src: Type | None, dst: Type | None) -> str:
+        if dst is None or src == dst or not isinstance(dst, (ScalarT, TupleT)):
+            return expr
+        if isinstance(dst, ScalarT) and isinstance(src, ScalarT):
+            return cast(expr, src, dst.dtype)
+        return f"{ctype(dst)}({expr})"
+
+    def truth(self, n: Node) -> str:
+        t = self.ty(n)
+        v = self.value(n)
+        if isinstance(t, ScalarT):
+            return v if t.dtype is DType.BOOL else f"ep::sc::truthy({v})"
+        if isinstance(t, ListT):
+            return f"({v}.size() != 0)"
+        if isinstance(t, NoneT):
+            return "false"
+        if isinstance(t, TupleT):
+            return "true" if t.items else "false"
+        raise EmitError(f"cannot test the truth value of {t}")
+
+    def nested(self, b: Block) -> None:
+        self.depth += 1
+        saved = self.last_line
+        self.block(b)
+        self.last_line = saved
+        self.depth -= 1
+
+    # ---- loops ---------------------------------------------------------
+    def emit_for(self, n: Node) -> None:
+        it = n.args[0]
+        if it.op is Opcode.CALL and it.target == "builtins.range" and self._const_step(it) is not None:
+            step = self._const_step(it)
+            args = [self.value(a) for a in it.args]
+            start, stop = ("int64_t(0)", args[0]) if len(args) == 1 else (args[0], args[1])
+            k, end = self.fresh("i"), self.fresh("end")
+            self.line(f"for (int64_t {k} = {start}, {end} = {stop}; {k} {'<' if step > 0 else '>'} {end}; {k} += {step}) {{")
+            self.depth += 1
+            self.bind(n.target, (k, INT))
+            self.depth -= 1
+        else:
+            length, elem = self.iter_source(it)
+            k = self.fresh("k")
+            self.line(f"for (int64_t {k} = 0; {k} < {length}; ++{k}) {{")
+            self.depth += 1
+            self.bind(n.target, elem(k))
+            self.depth -= 1
+        self.nested(n.blocks[0])
+        self.line("}")
+
+    def _const_step(self, rng: Node) -> int | None:
+        if len(rng.args) < 3:
+            return 1
+        s = rng.args[2]
+        if s.op is Opcode.CONST and isinstance(s.target, int) and s.target != 0:
+            return s.target
+        return None
+
+    def iter_source(self, it: Node):  # type: ignore[no-untyped-def]
+        """(length expression, k -> element) for anything `for` can walk."""
+        t = self.ty(it)
+        if it.op is Opcode.CALL and it.target == "builtins.range" or isinstance(t, RangeT):
+            if it.op is Opcode.CALL and it.target == "builtins.range" and self.exprs.get(it) == "/*iterator*/":
+                args = [self.value(a) for a in it.args]
+                if len(args) == 1:
+                    args = ["int64_t(0)", args[0], "int64_t(1)"]
+                elif len(args) == 2:
+                    args.append("int64_t(1)")
+                r = self.fresh("r")
+                self.line(f"const ep::Range {r} = ep::make_range({', '.join(args)});")
+            else:
+                r = self.value(it)
+            return f"{r}.size()", lambda k: (f"({r}.start + {k} * {r}.step)", INT)
+        if isinstance(t, ArrayT):
+            a = self.value(it)
+            if t.ndim == 1:
+                return f"{a}.shape[0]", lambda k: (f"{a}.data[{k} * {a}.strides[0]]", ScalarT(t.dtype))
+            return f"{a}.shape[0]", lambda k: (f"ep::view({a}, {k})", ArrayT(t.dtype, t.ndim - 1))
+        if isinstance(t, ListT):
+            lst = self.value(it)
+            return f"{lst}.size()", lambda k: (f"{lst}[{k}]", t.elem)
+        if isinstance(t, IterT) and it.op is Opcode.CALL:
+            if t.kind == "enumerate":
+                length, inner = self.iter_source(it.args[0])
+                start = self.value(it.args[1]) if len(it.args) > 1 else "int64_t(0)"
+                return length, lambda k: ("struct", [(f"({start} + {k})", INT), inner(k)])
+            if t.kind == "zip":
+                parts = [self.iter_source(a) for a in it.args]
+                length = "std::min<int64_t>({" + ", ".join(f"int64_t({p[0]})" for p in parts) + "})"
+                return length, lambda k: ("struct", [p[1](k) for p in parts])
+            if t.kind == "reversed":
+                length, inner = self.iter_source(it.args[0])
+                n = self.fresh("n")
+                self.line(f"const int64_t {n} = {length};")
+                return n, lambda k: inner(f"({n} - 1 - {k})")
+            if t.kind == "ndindex":
+                dims = self.fresh("dims")
+                exprs = self._shape_exprs(it)
+                self.line(f"const std::array<int64_t, {len(exprs)}> {dims} = {{{', '.join(exprs)}}};")
+                total = self.fresh("total")
+                self.line(f"int64_t {total} = 1; for (auto d : {dims}) {total} *= d;")
+                return total, lambda k: ("struct", self._unravel(k, dims, len(exprs)))
+        if isinstance(t, TupleT):
+            tup = self.value(it)
+            arr = self.fresh("items")
+            et = element_type(t)
+            self.line(f"const std::array<{ctype(et)}, {len(t.items)}> {arr} = std::apply([](auto... x) {{ return "
+                      f"std::array<{ctype(et)}, {len(t.items)}>{{x...}}; }}, {tup});")
+            return str(len(t.items)), lambda k: (f"{arr}[{k}]", et)
+        raise EmitError(f"cannot iterate over {t}")
+
+    def _shape_exprs(self, it: Node) -> list[str]:
+        out: list[str] = []
+        for a in it.args:
+            at = self.ty(a)
+            v = self.value(a)
+            if isinstance(at, TupleT):
+                out += [f"std::get<{i}>({v})" for i in range(len(at.items))]
+            else:
+                out.append(v)
+        return out
+
+    def _unravel(self, k: str, dims: str, rank: int) -> list[tuple[str, Type]]:
+        parts: list[tuple[str, Type]] = []
+        for axis in range(rank):
+            inner = " * ".join(f"{dims}[{j}]" for j in range(axis + 1, rank)) or "1"
+            parts.append((f"(({k} / ({inner})) % {dims}[{axis}])", INT))
+        return parts
+
+    def bind(self, pattern: Any, elem: Any) -> None:
+        expr, t = elem
+        if isinstance(pattern, str):
+            if expr == "struct":
+                raise EmitError("cannot bind a tuple element to one name here")
+            var_t = self.spec.var_types.get(pattern)
+            self.line(f"{ident(pattern)} = {self._convert(expr, t, var_t)};")
+            return
+        if expr == "struct":
+            for p, part in zip(pattern, t):
+                self.bind(p, part)
+            return
+        assert isinstance(t, TupleT)
+        tmp = self.fresh("e")
+        self.line(f"const auto {tmp} = {expr};")
+        for i, p in enumerate(pattern):
+            self.bind(p, (f"std::get<{i}>({tmp})", t.items[i]))
+
+    # ---- calls to user functions ---------------------------------------
+    def bound_args(self, callee: TypedFunction, args: list[Node], kwargs: dict[str, Node]) -> list[str]:
+        out: list[str] = []
+        for i, p in enumerate(callee.fn.params):
+            if i < len(args):
+                out.append(self.value(args[i]))
+            elif p.name in kwargs:
+                out.append(self.value(kwargs[p.name]))
+            else:
+                out.append(literal(p.default, const_type(p.default)))
+        return out
+
+    def closure(self, n: Node) -> None:
+        for spec in self.spec.closures.get(n, []):
+            self.mark(n)
+            sub = FunctionEmitter(spec, indent=self.depth + 1)
+            body = sub.function_body()
+            params = ", ".join(f"{ctype(t)} a_{p.name}" for p, t in zip(spec.fn.params, spec.arg_types))
+            self.line(f"auto {spec.symbol} = [&]({params}) -> {return_ctype(spec)} {{")
+            self.lines.extend(body)
+            self.line("};")
+
+    # ---- whole function ------------------------------------------------
+    def function_body(self) -> list[str]:
+        self.spec.fn.number()
+        for name, t in self.spec.var_types.items():
+            if t is None or isinstance(t, (FuncT, IterT, DTypeT)):
+                continue
+            if isinstance(t, ListT) and t.elem is None:
+                continue
+            try:
+                self.line(f"{ctype(t)} {ident(name)}{{}};")
+            except EmitError as exc:
+                loc = self.spec.fn.locals.get(name, self.spec.fn.loc)
+                raise CompileError.at(loc if loc.lineno else self.spec.fn.loc, f"variable '{name}': {exc}",
+                                      (f"generating C++ for {self.spec.fn.qualname}",)) from None
+        self.block(self.spec.fn.body)
+        return self.lines
+
+
+def return_ctype(spec: TypedFunction) -> str:
+    rt = spec.return_type
+    return "ep::None" if rt is None else ctype(rt)
+
+
+def _pattern_names(p: Any) -> list[str]:
+    if isinstance(p, str):
+        return [p]
+    return [n for x in p for n in _pattern_names(x)]
+
+
+__all__ = ["FunctionEmitter", "return_ctype", "ident", "DType", "DTypeT"]

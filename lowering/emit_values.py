@@ -1,0 +1,228 @@
+"""C++ expressions for value nodes: constants, calls through the registry, fused
+element-wise trees, indexing and attributes."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lowering.cpp import EmitError, cast, ctype, literal
+from lowering.indexing import IndexKind, plan_array_index
+from lowering.types import ArrayT, DType, ListT, ScalarT, TupleT, Type
+from tracer.ir import FunctionRef, Node, Opcode
+from variants.ops.elementwise import loop_dtypes
+from variants.registry import LowerSite, lookup_operator
+
+if TYPE_CHECKING:
+    from lowering.emit import FunctionEmitter
+
+ITERATOR_KEYS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.reversed", "numpy.ndindex"})
+_CMP = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
+
+
+def is_elementwise(fe: "FunctionEmitter", n: Node) -> bool:
+    if n.op is not Opcode.CALL or not isinstance(n.target, str):
+        return False
+    key = fe.spec.op_keys.get(n)
+    return key is not None and lookup_operator(key).elementwise is not None
+
+
+def is_inplace_array(fe: "FunctionEmitter", n: Node) -> bool:
+    key = fe.spec.op_keys.get(n, "")
+    return key.startswith("operator.i") and key != "operator.invert" and isinstance(fe.ty(n.args[0]), ArrayT)
+
+
+def elem_type(t: Type) -> ScalarT:
+    if isinstance(t, ArrayT):
+        return ScalarT(t.dtype)
+    assert isinstance(t, ScalarT), t
+    return t
+
+
+def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]]) -> str:
+    """The scalar C++ expression of one element-wise op applied to element operands."""
+    key = fe.spec.op_keys[n]
+    op = lookup_operator(key)
+    uf = op.elementwise
+    types = [t for _, t in operands]
+    result = elem_type(fe.ty(n))
+    if uf.ufunc is None or uf.cpp in ("where", "clip"):  # custom element-wise ops: everything in the result dtype
+        if uf.cpp == "where":
+            (c, ct), (a, at), (b, bt) = operands
+            return f"({cast(c, ct, DType.BOOL)} ? {cast(a, at, result.dtype)} : {cast(b, bt, result.dtype)})"
+        args = ", ".join(cast(e, t, result.dtype) for e, t in operands)
+        return f"ep::sc::{uf.cpp}<{result.dtype.cpp}>({args})"
+    if key.startswith("operator.") and all(t.weak for t in types):
+        base = key.split(".")[1]
+        name = base[1:] if base.startswith("i") and base not in ("invert", "is_", "is_not") else base
+        if name in ("not_",):
+            return f"ep::py::not_({operands[0][0]})"
+        common = types[0].dtype
+        for t in types[1:]:
+            from lowering.types import join
+
+            j = join(ScalarT(common, True), t)
+            assert isinstance(j, ScalarT)
+            common = j.dtype
+        loop = common if name.rstrip("_") in _CMP or name == "truediv" else result.dtype
+        if name == "pow" and result.dtype is DType.FLOAT64:
+            loop = DType.FLOAT64
+        args = ", ".join(cast(e, t, loop) for e, t in operands)
+        if uf.py:
+            return f"ep::py::{uf.py}<{loop.cpp}>({args})"
+        return cast(f"ep::sc::{uf.cpp}<{loop.cpp}>({args})", ScalarT(loop), result.dtype)
+    dts = loop_dtypes(uf.ufunc, list(types))
+    ins, out = dts[:-1], dts[-1]
+    args = ", ".join(cast(e, t, d) for (e, t), d in zip(operands, ins))
+    expr = f"ep::sc::{uf.cpp}<{ins[0].cpp}>({args})"
+    if out is not ins[0] and not (out is DType.BOOL):
+        expr = cast(expr, ScalarT(ins[0]), out)
+    if out is not result.dtype:
+        expr = cast(expr, ScalarT(out), result.dtype)
+    return expr
+
+
+def fused_body(fe: "FunctionEmitter", n: Node, leaves: list[str]) -> str:
+    operands: list[tuple[str, ScalarT]] = []
+    for a in n.args:
+        if a in fe.fused:
+            operands.append((fused_body(fe, a, leaves), elem_type(fe.ty(a))))
+        else:
+            leaves.append(fe.value(a))
+            operands.append((f"x{len(leaves) - 1}", elem_type(fe.ty(a))))
+    return scalar_op(fe, n, operands)
+
+
+def elementwise(fe: "FunctionEmitter", n: Node) -> str:
+    t = fe.ty(n)
+    if isinstance(t, ScalarT) and not is_inplace_array(fe, n):
+        return scalar_op(fe, n, [(fe.value(a), elem_type(fe.ty(a))) for a in n.args])
+    leaves: list[str] = []
+    body = fused_body(fe, n, leaves)
+    params = ", ".join(f"auto x{i}" for i in range(len(leaves)))
+    fn = f"[&]({params}) {{ return {body}; }}"
+    if is_inplace_array(fe, n):
+        target = leaves[0]
+        fe.line(f"ep::map_into({target}, {fn}, {', '.join(leaves)});")
+        return target
+    assert isinstance(t, ArrayT)
+    return f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"
+
+
+# ---- indexing -----------------------------------------------------------
+def index_items(fe: "FunctionEmitter", idx: Node) -> list[str]:
+    t = fe.ty(idx)
+    if idx.op is Opcode.CALL and idx.target == "ep.tuple":
+        return [fe.value(a) for a in idx.args]
+    if isinstance(t, TupleT):
+        if idx.op is Opcode.CONST:
+            return [literal(v, it) for v, it in zip(idx.target, t.items)]
+        e = fe.value(idx)
+        return [f"std::get<{i}>({e})" for i in range(len(t.items))]
+    return [fe.value(idx)]
+
+
+def _index_parts(fe: "FunctionEmitter", base_t: ArrayT, idx: Node) -> tuple[list[str], "object"]:
+    plan = plan_array_index(base_t, fe.ty(idx))
+    items = index_items(fe, idx)
+    return items, plan
+
+
+def getitem(fe: "FunctionEmitter", n: Node) -> str:
+    base, idx = n.args
+    bt = fe.ty(base)
+    b = fe.value(base)
+    if isinstance(bt, TupleT):
+        k = idx.target if idx.op is Opcode.CONST else None
+        if k is None:
+            raise EmitError("indexing a tuple needs a constant index")
+        return f"std::get<{k % len(bt.items)}>({b})"
+    if isinstance(bt, ListT):
+        it = fe.ty(idx)
+        if isinstance(it, ScalarT):
+            return f"ep::list_get({b}, {fe.value(idx)})"
+        raise EmitError("list slicing is not supported yet")
+    assert isinstance(bt, ArrayT)
+    items, plan = _index_parts(fe, bt, idx)
+    if plan.kind == "element":
+        return f"ep::get({b}, {', '.join(items)})"
+    if plan.kind == "view":
+        return f"ep::view({b}{''.join(', ' + i for i in items)})"
+    if plan.kind == "mask":
+        return f"ep::mask({b}, {items[0]})"
+    pos = plan.fancy_pos
+    sl = ["ep::make_slice(ep::None{}, ep::None{}, ep::None{})" if k == pos else e for k, e in enumerate(items)]
+    return f"ep::take_axis<{pos}>(ep::view({b}, {', '.join(sl)}), {items[pos]})"
+
+
+def setitem(fe: "FunctionEmitter", n: Node) -> None:
+    base, idx, val = n.args
+    bt = fe.ty(base)
+    b = fe.value(base)
+    v = fe.value(val)
+    if isinstance(bt, ListT):
+        fe.line(f"ep::list_get({b}, {fe.value(idx)}) = {v};")
+        return
+    assert isinstance(bt, ArrayT)
+    items, plan = _index_parts(fe, bt, idx)
+    vt = fe.ty(val)
+    if plan.kind == "element":
+        fe.line(f"ep::get({b}, {', '.join(items)}) = {cast(v, elem_type(vt), bt.dtype) if isinstance(vt, ScalarT) else v};")
+        return
+    if (plan.kind == "view" and val.op is Opcode.CALL and is_inplace_array(fe, val) and val.args[0].op is Opcode.GETITEM
+            and val.args[0].args[0] is base and val.args[0].args[1] is idx):
+        return  # x[i:j] += y already wrote through the view
+    if isinstance(vt, ScalarT):
+        v = cast(v, vt, bt.dtype)
+    if plan.kind == "view":
+        fe.line(f"ep::assign(ep::view({b}{''.join(', ' + i for i in items)}), {v});")
+    elif plan.kind == "mask":
+        fe.line(f"ep::mask_assign({b}, {items[0]}, {v});")
+    else:
+        pos = plan.fancy_pos
+        sl = ["ep::make_slice(ep::None{}, ep::None{}, ep::None{})" if k == pos else e for k, e in enumerate(items)]
+        fe.line(f"ep::put_axis<{pos}>(ep::view({b}, {', '.join(sl)}), {items[pos]}, {v});")
+
+
+# ---- calls --------------------------------------------------------------
+def call(fe: "FunctionEmitter", n: Node) -> str:
+    target = n.target
+    if isinstance(target, FunctionRef) or target == "ep.call":
+        callee = fe.spec.callees[n]
+        args = list(n.args[1:]) if target == "ep.call" else list(n.args)
+        return f"{callee.symbol}({', '.join(fe.bound_args(callee, args, n.kwargs))})"
+    if target == "ep.tuple":
+        return "std::make_tuple(" + ", ".join(fe.value(a) for a in n.args) + ")"
+    if target == "ep.list":
+        t = fe.ty(n)
+        if not n.args:
+            t = fe.list_type_for(n)
+        items = ", ".join(fe.value(a) for a in n.args)
+        return f"ep::make_list<{ctype(t.elem)}>({{{items}}})" if n.args else f"{ctype(t)}{{}}"  # type: ignore[union-attr]
+    if target == "builtins.slice":
+        return "ep::make_slice(" + ", ".join(fe.value(a) for a in n.args) + ")"
+    if target == "ep.format":
+        return "ep::format(" + ", ".join(fe.value(a) for a in n.args) + ")"
+    if target == "method.append":
+        return f"({fe.value(n.args[0])}.append({fe.value(n.args[1])}), ep::None{{}})"
+    if is_elementwise(fe, n):
+        return elementwise(fe, n)
+    key = fe.spec.op_keys[n]
+    op = lookup_operator(key)
+    if op.lower is None:
+        raise EmitError(f"{key} has no C++ lowering yet")
+    site = LowerSite(
+        key=key, node=n, args=[fe.value(a) for a in n.args], kwargs={k: fe.value(v) for k, v in n.kwargs.items()},
+        arg_types=[fe.ty(a) for a in n.args], kw_types={k: fe.ty(v) for k, v in n.kwargs.items()},
+        result=fe.ty(n), ctype=ctype, site=f"{n.loc.filename}:{n.loc.lineno}",
+    )
+    return op.lower(site)
+
+
+def attribute(fe: "FunctionEmitter", n: Node) -> str:
+    from variants.attributes import attribute_lower
+
+    base = n.args[0]
+    return attribute_lower(fe.ty(base), fe.value(base), n.target, fe.ty(n), ctype)
+
+
+__all__ = ["ITERATOR_KEYS", "attribute", "call", "elementwise", "getitem", "setitem", "is_elementwise",
+           "is_inplace_array", "IndexKind"]

@@ -1,0 +1,388 @@
+"""Type inference over the IR, seeded by annotations (or by the types of call arguments).
+
+Each local variable gets one type, the join of everything stored into it
+(one C++ slot per Python local). Functions are specialised per argument
+types, so un-annotated helpers take their types from the call sites.
+Recursion and loop-carried values are handled by iterating to a fixpoint: a
+value whose type is not known yet is ``None`` (bottom) and silently
+propagates; errors are only collected in the last pass, all of them, each
+with its location.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from everypath.errors import CompileError, CompileErrors
+from lowering.indexing import index_type
+from lowering.types import (
+    BOOL, INT, NONE, ArrayT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type, join,
+)
+from tracer.ir import Function, FunctionRef, Node, Opcode
+from variants.registry import Site, TypingError, lookup_operator
+
+
+@dataclass(eq=False)
+class TypedFunction:
+    """One specialisation of a traced function for concrete argument types."""
+
+    fn: Function
+    arg_types: tuple[Type, ...]
+    symbol: str
+    types: dict[Node, Type | None] = field(default_factory=dict)
+    var_types: dict[str, Type | None] = field(default_factory=dict)
+    return_type: Type | None = None
+    callees: dict[Node, "TypedFunction"] = field(default_factory=dict)  # call node -> specialisation called
+    closures: dict[Node, list["TypedFunction"]] = field(default_factory=dict)  # closure node -> its specialisations
+    op_keys: dict[Node, str] = field(default_factory=dict)  # call node -> resolved operator key
+    parent: "TypedFunction | None" = None
+
+    def type_of(self, node: Node) -> Type:
+        t = self.types.get(node)
+        assert t is not None, f"untyped node {node!r}"
+        return t
+
+
+class ProgramTyper:
+    """Types the entry function and every specialisation reachable from it."""
+
+    def __init__(self, functions: dict[FunctionRef, Function]) -> None:
+        self.functions = functions
+        self.specs: dict[tuple[Any, tuple[Type, ...]], TypedFunction] = {}
+        self.order: list[TypedFunction] = []
+        self.final = False
+        self.errors: list[CompileError] = []
+        self.changed = False
+
+    # ---- driver --------------------------------------------------------
+    def run(self, entry: FunctionRef, arg_types: tuple[Type, ...]) -> TypedFunction:
+        root = self.specialise(self.functions[entry], arg_types, None)
+        for _ in range(50):
+            self.changed = False
+            for spec in list(self.order):
+                self.infer_function(spec)
+            if not self.changed:
+                break
+        self.final = True
+        for spec in list(self.order):
+            self.infer_function(spec)
+        if self.errors:
+            unique: dict[str, CompileError] = {}
+            for e in self.errors:
+                unique.setdefault(str(e), e)
+            errs = list(unique.values())
+            raise errs[0] if len(errs) == 1 else CompileErrors(errs)
+        return root
+
+    def specialise(self, fn: Function, arg_types: tuple[Type, ...], parent: TypedFunction | None) -> TypedFunction:
+        key = ((id(fn), id(parent)) if fn.is_closure else fn.ref, arg_types)
+        spec = self.specs.get(key)
+        if spec is None:
+            n = sum(1 for s in self.order if s.fn is fn)
+            base = fn.qualname.replace(".<lambda>", "_lambda").replace(".", "_").replace("<", "").replace(">", "")
+            spec = TypedFunction(fn, arg_types, symbol=f"{base}__{n}", parent=parent)
+            self.specs[key] = spec
+            self.order.append(spec)
+            self.changed = True
+            self.infer_function(spec)
+        return spec
+
+    def error(self, node: Node, message: str, spec: TypedFunction) -> None:
+        if self.final:
+            self.errors.append(CompileError.at(node.loc, message, (f"typing {spec.fn.qualname}{_sig(spec)}",)))
+
+    # ---- one function --------------------------------------------------
+    def infer_function(self, spec: TypedFunction) -> None:
+        fn = spec.fn
+        for _ in range(30):
+            before = (dict(spec.var_types), spec.return_type)
+            self._block(spec, fn.body.nodes)
+            if (dict(spec.var_types), spec.return_type) == before:
+                break
+            self.changed = True
+        if self.final:
+            self._check_signature(spec)
+
+    def _check_signature(self, spec: TypedFunction) -> None:
+        fn = spec.fn
+        for name, t in spec.var_types.items():
+            if isinstance(t, ListT) and t.elem is None and name in fn.locals:
+                pass  # an empty list nobody appends to is fine as long as nobody reads an element
+
+    def _store(self, spec: TypedFunction, name: str, t: Type | None, node: Node) -> None:
+        if t is None:
+            return
+        cur = spec.var_types.get(name)
+        if isinstance(t, IterT):
+            self.error(node, f"storing {t.kind}(...) in a variable is not supported; iterate over it directly", spec)
+        new = join(cur, t)
+        if new is None:
+            self.error(node, f"variable '{name.split('$')[0]}' holds {cur} elsewhere but {t} here; "
+                             "a variable must keep one kind of value (arrays keep their rank)", spec)
+            return
+        spec.var_types[name] = new
+
+    def _block(self, spec: TypedFunction, nodes: list[Node]) -> None:
+        for n in nodes:
+            try:
+                t = self._node(spec, n)
+            except TypingError as exc:
+                self.error(n, str(exc), spec)
+                t = None
+            spec.types[n] = t
+
+    def _node(self, spec: TypedFunction, n: Node) -> Type | None:
+        op = n.op
+        ty = spec.types.get
+        if op is Opcode.PARAM:
+            i = [p.name for p in spec.fn.params].index(n.target)
+            return spec.arg_types[i]
+        if op is Opcode.CONST:
+            return const_type(n.target)
+        if op is Opcode.LOAD:
+            t = spec.var_types.get(n.target)
+            if t is None and spec.parent is not None and n.target in spec.fn.freevars:
+                t = _outer_var(spec.parent, n.target)
+            return t
+        if op is Opcode.STORE:
+            self._store(spec, n.target, ty(n.args[0]), n)
+            return None
+        if op is Opcode.GETATTR:
+            from variants.attributes import attribute_type
+
+            base = ty(n.args[0])
+            return None if base is None else attribute_type(base, n.target)
+        if op is Opcode.GETITEM:
+            base, idx = ty(n.args[0]), ty(n.args[1])
+            if base is None or idx is None:
+                return None
+            return index_type(base, idx, n.args[1], unpack=n.meta.get("unpack"))
+        if op is Opcode.SETITEM:
+            base, idx, val = (ty(a) for a in n.args)
+            if base is None or idx is None or val is None:
+                return None
+            from lowering.indexing import check_setitem
+
+            check_setitem(base, idx, val, n.args[1])
+            return None
+        if op is Opcode.IF:
+            c = ty(n.args[0])
+            if isinstance(c, ArrayT):
+                raise TypingError("the truth value of an array is ambiguous; use .any() or .all()")
+            self._block(spec, n.blocks[0].nodes)
+            self._block(spec, n.blocks[1].nodes)
+            return None
+        if op is Opcode.FOR:
+            it = ty(n.args[0])
+            if it is not None:
+                self._bind(spec, n.target, element_type(it), n)
+            self._block(spec, n.blocks[0].nodes)
+            return None
+        if op is Opcode.LOOP:
+            self._block(spec, n.blocks[0].nodes)
+            return None
+        if op in (Opcode.BREAK, Opcode.CONTINUE):
+            return None
+        if op is Opcode.RETURN:
+            t = ty(n.args[0])
+            if t is not None:
+                new = join(spec.return_type, t)
+                if new is None:
+                    self.error(n, f"returns {t} here but {spec.return_type} elsewhere; "
+                                  "all returns must agree in kind, dtype and rank", spec)
+                else:
+                    spec.return_type = new
+            return None
+        if op is Opcode.RAISE:
+            for a in n.args:
+                if ty(a) is not None and not isinstance(ty(a), (StrT, ScalarT)):
+                    raise TypingError("exception messages must be strings")
+            return None
+        if op is Opcode.CLOSURE:
+            spec.closures.setdefault(n, [])
+            return FuncT(f"closure:{id(n.target)}")
+        if op is Opcode.CALL:
+            return self._call(spec, n)
+        raise AssertionError(op)
+
+    def _bind(self, spec: TypedFunction, pattern: Any, t: Type | None, n: Node) -> None:
+        if t is None:
+            return
+        if isinstance(pattern, str):
+            self._store(spec, pattern, t, n)
+            return
+        if not isinstance(t, TupleT) or len(t.items) != len(pattern):
+            raise TypingError(f"cannot unpack {t} into {len(pattern)} names")
+        for p, item in zip(pattern, t.items):
+            self._bind(spec, p, item, n)
+
+    # ---- calls ---------------------------------------------------------
+    def _call(self, spec: TypedFunction, n: Node) -> Type | None:
+        ty = spec.types.get
+        arg_types = [ty(a) for a in n.args]
+        kw_types = {k: ty(v) for k, v in n.kwargs.items()}
+        if any(t is None for t in arg_types) or any(t is None for t in kw_types.values()):
+            return None
+        target = n.target
+        if isinstance(target, FunctionRef):
+            return self._call_user(spec, n, self.functions[target], arg_types, kw_types)  # type: ignore[arg-type]
+        if target == "ep.call":
+            f = arg_types[0]
+            closure = _closure_for(spec, n.args[0], f)
+            if closure is None:
+                raise TypingError(f"calling a value of type {f} is not supported")
+            fn_node, owner = closure
+            return self._call_user(spec, n, fn_node.target, arg_types[1:], kw_types, closure_owner=(owner, fn_node))  # type: ignore[arg-type]
+        if target == "ep.tuple":
+            return TupleT(tuple(arg_types))  # type: ignore[arg-type]
+        if target == "ep.list":
+            elem = None
+            for t in arg_types:
+                elem = join(elem, t)
+                if elem is None:
+                    raise TypingError("list items must share one type")
+            return ListT(elem)
+        if target == "builtins.slice":
+            for t in arg_types:
+                if not (isinstance(t, NoneT) or (isinstance(t, ScalarT) and (t.dtype.is_integer or t.dtype.is_bool))):
+                    raise TypingError("slice indices must be integers or None")
+            return SliceT()
+        if target == "ep.format":
+            return StrT()
+        if target == "method.append" and isinstance(arg_types[0], ListT):
+            lst = n.args[0]
+            if lst.op is Opcode.LOAD:
+                self._store(spec, lst.target, ListT(arg_types[1]), n)
+            return NONE
+        key, site = resolve_site(n, arg_types, kw_types)  # type: ignore[arg-type]
+        spec.op_keys[n] = key
+        return lookup_operator(key).infer(site)
+
+    def _call_user(self, spec: TypedFunction, n: Node, fn: Function, arg_types: list[Type],
+                   kw_types: dict[str, Type], closure_owner: tuple[TypedFunction, Node] | None = None) -> Type | None:
+        bound = bind_arguments(fn, arg_types, kw_types, n)
+        owner = closure_owner[0] if closure_owner else None
+        callee = self.specialise(fn, bound, owner if fn.is_closure else None)
+        if closure_owner is not None:
+            owner_spec, cnode = closure_owner
+            lst = owner_spec.closures.setdefault(cnode, [])
+            if callee not in lst:
+                lst.append(callee)
+        spec.callees[n] = callee
+        return callee.return_type
+
+
+def bind_arguments(fn: Function, arg_types: list[Type], kw_types: dict[str, Type], n: Node) -> tuple[Type, ...]:
+    """Positional + keyword + default argument types in parameter order (CPython's binding rules)."""
+    names = [p.name for p in fn.params]
+    if len(arg_types) > len(names):
+        raise TypingError(f"{fn.name}() takes {len(names)} positional arguments but {len(arg_types)} were given")
+    out: list[Type | None] = list(arg_types) + [None] * (len(names) - len(arg_types))
+    for k, t in kw_types.items():
+        if k not in names:
+            raise TypingError(f"{fn.name}() got an unexpected keyword argument '{k}'")
+        i = names.index(k)
+        if out[i] is not None:
+            raise TypingError(f"{fn.name}() got multiple values for argument '{k}'")
+        out[i] = t
+    for i, p in enumerate(fn.params):
+        if out[i] is None:
+            if not p.has_default:
+                raise TypingError(f"{fn.name}() missing required argument '{p.name}'")
+            out[i] = const_type(p.default)
+    return tuple(out)  # type: ignore[arg-type]
+
+
+def _outer_var(spec: TypedFunction, name: str) -> Type | None:
+    s: TypedFunction | None = spec
+    while s is not None:
+        if name in s.var_types:
+            return s.var_types[name]
+        s = s.parent
+    return None
+
+
+def _closure_for(spec: TypedFunction, callee: Node, t: Type | None) -> tuple[Node, TypedFunction] | None:
+    """The CLOSURE node a called local refers to (closures are bound once to a local name)."""
+    if not isinstance(t, FuncT) or not t.key.startswith("closure:"):
+        return None
+    want = int(t.key.split(":")[1])
+    s: TypedFunction | None = spec
+    while s is not None:
+        for node in s.fn.body.walk():
+            if node.op is Opcode.CLOSURE and id(node.target) == want:
+                return node, s
+        s = s.parent
+    return None
+
+
+def const_type(value: Any) -> Type:
+    import numpy as np
+
+    from lowering.annotations import describe_value_type
+    from lowering.types import DType, DTypeT, FuncT, StrT
+
+    if isinstance(value, str):
+        return StrT()
+    if isinstance(value, np.dtype):
+        return DTypeT(DType.of(value))
+    if isinstance(value, FunctionRef):
+        return FuncT(str(value))
+    t = describe_value_type(value)
+    if t is None:
+        raise TypingError(f"constant {value!r} is not supported")
+    return t
+
+
+def element_type(t: Type) -> Type:
+    """What `for x in <t>` binds x to."""
+    if isinstance(t, RangeT):
+        return INT
+    if isinstance(t, ArrayT):
+        if t.ndim == 0:
+            raise TypingError("iteration over a 0-d array")
+        return ScalarT(t.dtype) if t.ndim == 1 else ArrayT(t.dtype, t.ndim - 1)
+    if isinstance(t, ListT):
+        if t.elem is None:
+            raise TypingError("cannot infer the element type of an empty list")
+        return t.elem
+    if isinstance(t, TupleT):
+        items = set(t.items)
+        if len(items) != 1:
+            raise TypingError(f"iterating over a tuple of mixed types {t} is not supported")
+        return t.items[0]
+    if isinstance(t, IterT):
+        if t.kind == "enumerate":
+            return TupleT((INT, element_type(t.items[0])))
+        if t.kind == "zip":
+            return TupleT(tuple(element_type(i) for i in t.items))
+        if t.kind == "ndindex":
+            return TupleT((INT,) * t.ndim)
+        if t.kind == "reversed":
+            return element_type(t.items[0])
+    raise TypingError(f"cannot iterate over {t}")
+
+
+def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> tuple[str, Site]:
+    """Method calls are resolved by receiver type (ndarray.sum, list.append)."""
+    key = n.target
+    if key.startswith("method."):
+        recv = arg_types[0]
+        meth = key.split(".", 1)[1]
+        if isinstance(recv, ArrayT):
+            key = f"ndarray.{meth}"
+        elif isinstance(recv, ScalarT):
+            key = f"scalar.{meth}"
+        elif isinstance(recv, ListT):
+            key = f"list.{meth}"
+        else:
+            raise TypingError(f"{recv} has no method '{meth}'")
+    return key, Site(key, n, arg_types, kw_types)
+
+
+def _sig(spec: TypedFunction) -> str:
+    return "(" + ", ".join(str(t) for t in spec.arg_types) + ")"
+
+
+__all__ = ["ProgramTyper", "TypedFunction", "element_type", "const_type", "bind_arguments",
+           "BOOL", "NoneT", "SliceT"]

@@ -1,0 +1,180 @@
+"""The compile pipeline for one entry function: trace -> type -> emit -> build, cached.
+
+Two cache levels. The front key (entry source, the contents of every file the
+call graph touched, argument types, flags, compiler, headers, format version)
+maps straight to a manifest, so a warm first call does no tracing at all. The
+back key is the generated C++ itself, so identical code is built once.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import tempfile
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from everypath.errors import CompileError
+from everypath.settings import Settings
+from lowering.annotations import Annotation, OpenArrayT, annotation_text, to_type
+from lowering.build import build_shared, compiler_version, headers_digest
+from lowering.effects import mutated_params
+from lowering.infer import ProgramTyper, TypedFunction
+from lowering.signature import signature
+from lowering.types import ArrayT, ScalarT, Type
+from lowering.unit import FORMAT_VERSION, Entry, translation_unit
+from tracer.callgraph import trace_program
+
+COMPILER_VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class CompiledModule:
+    """A built entry point: where its shared object is and how to call it."""
+
+    so_path: Path
+    symbol: str
+    signature: dict[str, Any]
+    cpp_path: Path
+    key: str
+    from_cache: bool
+
+
+def _file_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def front_key(pyfunc: types.FunctionType, arg_types: tuple[Type, ...] | None, settings: Settings) -> str:
+    try:
+        src = inspect.getsource(pyfunc)
+    except (OSError, TypeError):
+        src = pyfunc.__code__.co_code.hex()
+    parts = [
+        str(FORMAT_VERSION), COMPILER_VERSION, src, pyfunc.__module__ or "", pyfunc.__qualname__,
+        repr(arg_types), " ".join(settings.cxx_flags()), str(settings.checked), compiler_version(settings.cxx),
+        headers_digest(), pyfunc.__code__.co_filename, str(_file_digest(pyfunc.__code__.co_filename)),
+    ]
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+
+def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tuple[Type, ...], dict[str, str]]:
+    out: list[Type] = []
+    texts: dict[str, str] = {}
+    for i, p in enumerate(fn.params):
+        ann: Annotation | None = p.annotation
+        t: Any = to_type(ann) if ann is not None else None
+        if ann is not None:
+            texts[p.name] = ann.text
+        call_t = given[i] if given is not None and i < len(given) else None
+        if t is None or isinstance(t, OpenArrayT):
+            if call_t is None:
+                what = "an annotation" if t is None else "a rank in its annotation"
+                raise CompileError.at(p.loc, f"parameter '{p.name}' needs {what} to be compiled ahead of time "
+                                             "(or call the function once so everypath can specialise on the argument)",
+                                      ("resolving the signature",))
+            if isinstance(t, OpenArrayT):
+                if not isinstance(call_t, ArrayT) or (t.dtype is not None and call_t.dtype is not t.dtype):
+                    raise CompileError.at(p.loc, f"parameter '{p.name}': argument of type {call_t} does not match "
+                                                 f"annotation '{ann.text if ann else ''}'", ("resolving the signature",))
+            t = call_t
+        out.append(t)
+    return tuple(out), texts
+
+
+def _check_return(spec: TypedFunction) -> None:
+    ann: Annotation | None = spec.fn.returns
+    if ann is None or spec.return_type is None:
+        return
+    want = to_type(ann)
+    got = spec.return_type
+    if isinstance(want, OpenArrayT):
+        if isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype):
+            return
+    elif want == got or (isinstance(want, ScalarT) and isinstance(got, ScalarT) and
+                         (want.dtype is got.dtype or (want.dtype.kind == "f" and got.dtype.kind in "iub"))):
+        return
+    raise CompileError.at(ann.loc, f"function returns {annotation_text(got)} but is annotated '{ann.text}'",
+                          (f"checking the return type of {spec.fn.qualname}",))
+
+
+def compile_function(pyfunc: types.FunctionType, settings: Settings,
+                     call_types: tuple[Type | None, ...] | None = None) -> CompiledModule:
+    key = front_key(pyfunc, call_types, settings)
+    manifest_path = settings.cache_dir / "fn" / key[:2] / f"{key}.json"
+    cached = _load_manifest(manifest_path)
+    if cached is not None:
+        return cached
+    program = trace_program(pyfunc)
+    entry_fn = program.functions[program.entry]
+    arg_types, texts = _resolve_params(entry_fn, call_types)
+    typer = ProgramTyper(program.functions)
+    try:
+        spec = typer.run(program.entry, arg_types)
+    except CompileError as exc:
+        raise exc.with_during(f"compiling {pyfunc.__qualname__}") from None
+    _check_return(spec)
+    mutated = mutated_params(typer.order)[spec]
+    sig = signature(spec, mutated, texts)
+    symbol = f"ep_call_{entry_fn.name}"
+    source = translation_unit(typer.order, [Entry(symbol, spec)], checked=settings.checked)
+    back = hashlib.sha256("\x00".join([source, " ".join(settings.cxx_flags()), compiler_version(settings.cxx),
+                                       headers_digest()]).encode()).hexdigest()
+    so_path = settings.cache_dir / "so" / back[:2] / f"{back}.so"
+    if not so_path.exists():
+        build_shared(source, so_path, settings)
+    deps = {f: _file_digest(f) for f in program.files()}
+    manifest = {"so": str(so_path), "symbol": symbol, "signature": _jsonable(sig), "cpp": str(so_path.with_suffix(".cpp")),
+                "deps": deps, "key": key}
+    _write_atomic(manifest_path, json.dumps(manifest))
+    return CompiledModule(so_path, symbol, sig, so_path.with_suffix(".cpp"), key, from_cache=False)
+
+
+def _jsonable(sig: dict[str, Any]) -> dict[str, Any]:
+    out = dict(sig)
+    out["params"] = [{k: v for k, v in p.items() if k != "default"} | ({"has_default": True} if "default" in p else {})
+                     for p in sig["params"]]
+    return out
+
+
+def _load_manifest(path: Path) -> CompiledModule | None:
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    so = Path(m["so"])
+    if not so.exists() or any(_file_digest(f) != h for f, h in m["deps"].items()):
+        return None
+    return CompiledModule(so, m["symbol"], m["signature"], Path(m["cpp"]), m["key"], from_cache=True)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def ir_text(pyfunc: types.FunctionType, call_types: tuple[Type | None, ...] | None = None, typed: bool = True) -> str:
+    """The canonical IR of every function reachable from pyfunc (typed when the types are known)."""
+    program = trace_program(pyfunc)
+    if typed:
+        arg_types, _ = _resolve_params(program.functions[program.entry], call_types)
+        typer = ProgramTyper(program.functions)
+        typer.run(program.entry, arg_types)
+        out = []
+        for s in typer.order:
+            if s.fn.is_closure:
+                continue
+            for n, t in s.types.items():
+                if t is not None:
+                    n.meta["type"] = t
+            out.append(str(s.fn))
+        return "\n\n".join(out)
+    return "\n\n".join(str(f) for f in program.functions.values())

@@ -1,0 +1,200 @@
+"""Compile-time types: frozen values, one per kind of runtime value.
+
+Scalars remember whether they are Python scalars ("weak" in NEP 50 terms:
+``int``, ``float``, ``bool``, ``complex``) or NumPy scalars, because both the
+promotion rules and the type handed back to the caller depend on it.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Union
+
+import numpy as np
+
+
+class DType(enum.Enum):
+    """Element types, with their NumPy name, C++ type and ABI number (abi.h)."""
+
+    BOOL = ("bool", "bool", 0)
+    INT8 = ("int8", "int8_t", 1)
+    INT16 = ("int16", "int16_t", 2)
+    INT32 = ("int32", "int32_t", 3)
+    INT64 = ("int64", "int64_t", 4)
+    UINT8 = ("uint8", "uint8_t", 5)
+    UINT16 = ("uint16", "uint16_t", 6)
+    UINT32 = ("uint32", "uint32_t", 7)
+    UINT64 = ("uint64", "uint64_t", 8)
+    FLOAT32 = ("float32", "float", 9)
+    FLOAT64 = ("float64", "double", 10)
+    COMPLEX64 = ("complex64", "std::complex<float>", 11)
+    COMPLEX128 = ("complex128", "std::complex<double>", 12)
+
+    def __init__(self, np_name: str, cpp: str, abi: int) -> None:
+        self.np_name, self.cpp, self.abi = np_name, cpp, abi
+
+    @property
+    def np(self) -> np.dtype:
+        return np.dtype(self.np_name)
+
+    @property
+    def kind(self) -> str:
+        return self.np.kind  # 'b', 'i', 'u', 'f', 'c'
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
+
+    @property
+    def is_bool(self) -> bool:
+        return self.kind == "b"
+
+    @staticmethod
+    def of(dt: object) -> "DType":
+        name = np.dtype(dt).name  # type: ignore[call-overload]
+        try:
+            return _BY_NAME[name]
+        except KeyError:
+            raise ValueError(f"dtype {name} is not supported") from None
+
+    def __str__(self) -> str:
+        return self.np_name
+
+
+_BY_NAME = {d.np_name: d for d in DType}
+
+# Python scalar types map to these dtypes when they become NumPy values.
+PY_SCALAR_DTYPE = {bool: DType.BOOL, int: DType.INT64, float: DType.FLOAT64, complex: DType.COMPLEX128}
+PY_NAME = {DType.BOOL: "bool", DType.INT64: "int", DType.FLOAT64: "float", DType.COMPLEX128: "complex"}
+
+
+@dataclass(frozen=True)
+class ScalarT:
+    dtype: DType
+    weak: bool = False  # a Python scalar (int/float/bool/complex) rather than a NumPy scalar
+
+    def __str__(self) -> str:
+        return PY_NAME[self.dtype] if self.weak else f"np.{self.dtype}"
+
+
+@dataclass(frozen=True)
+class ArrayT:
+    dtype: DType
+    ndim: int
+
+    def __str__(self) -> str:
+        return f"{self.dtype}[{', '.join(':' * self.ndim)}]" if self.ndim else f"{self.dtype}[()]"
+
+
+@dataclass(frozen=True)
+class TupleT:
+    items: tuple["Type", ...]
+
+    def __str__(self) -> str:
+        return "tuple[" + ", ".join(map(str, self.items)) + "]"
+
+
+@dataclass(frozen=True)
+class ListT:
+    elem: "Type | None"  # None while nothing was appended yet
+
+    def __str__(self) -> str:
+        return f"list[{self.elem or '?'}]"
+
+
+@dataclass(frozen=True)
+class NoneT:
+    def __str__(self) -> str:
+        return "None"
+
+
+@dataclass(frozen=True)
+class StrT:
+    def __str__(self) -> str:
+        return "str"
+
+
+@dataclass(frozen=True)
+class SliceT:
+    def __str__(self) -> str:
+        return "slice"
+
+
+@dataclass(frozen=True)
+class RangeT:
+    def __str__(self) -> str:
+        return "range"
+
+
+@dataclass(frozen=True)
+class IterT:
+    """enumerate(...), zip(...), np.ndindex(...), reversed(...): iterated by `for` only."""
+
+    kind: str
+    items: tuple["Type", ...]
+    ndim: int = 0  # np.ndindex rank
+
+    def __str__(self) -> str:
+        return f"{self.kind}[" + ", ".join(map(str, self.items)) + "]"
+
+
+@dataclass(frozen=True)
+class DTypeT:
+    """A dtype used as a value (``dtype=np.float32``, ``astype(int)``)."""
+
+    dtype: DType
+    py: bool = False  # given as a Python type (int/float/...) rather than a NumPy one
+
+    def __str__(self) -> str:
+        return f"dtype[{self.dtype}]"
+
+
+@dataclass(frozen=True)
+class FuncT:
+    """A user function or closure used as a value; key identifies it."""
+
+    key: str
+
+    def __str__(self) -> str:
+        return f"function[{self.key}]"
+
+
+Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT]
+
+INT = ScalarT(DType.INT64, weak=True)
+FLOAT = ScalarT(DType.FLOAT64, weak=True)
+BOOL = ScalarT(DType.BOOL, weak=True)
+COMPLEX = ScalarT(DType.COMPLEX128, weak=True)
+NONE = NoneT()
+
+
+def is_numeric(t: object) -> bool:
+    return isinstance(t, (ScalarT, ArrayT))
+
+
+def join(a: Type | None, b: Type | None) -> Type | None:
+    """Least upper bound of two types a variable may hold; None when they cannot share a C++ slot."""
+    if a is None:
+        return b
+    if b is None or a == b:
+        return a
+    if isinstance(a, ScalarT) and isinstance(b, ScalarT):
+        dt = DType.of(np.promote_types(a.dtype.np, b.dtype.np))
+        return ScalarT(dt, weak=a.weak and b.weak)
+    if isinstance(a, ListT) and isinstance(b, ListT):
+        if a.elem is None or b.elem is None:
+            return ListT(a.elem or b.elem)
+        e = join(a.elem, b.elem)
+        return ListT(e) if e is not None else None
+    if isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items):
+        items = tuple(join(x, y) for x, y in zip(a.items, b.items))
+        return None if any(i is None for i in items) else TupleT(items)  # type: ignore[arg-type]
+    return None

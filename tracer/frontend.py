@@ -1,0 +1,730 @@
+"""Python AST -> IR for one function (and the closures and lambdas inside it).
+
+Desugaring done here, so later stages see few shapes: ``while`` becomes a
+``loop`` with a guarded ``break``; ``and``/``or``/conditional expressions and
+comparison chains become stores to temporaries under ``if`` (keeping Python's
+short-circuit order); comprehensions become loops appending to a list;
+``assert`` becomes ``if``/``raise``. Globals are resolved at compile time
+(see ``tracer.statics``).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import operator
+import textwrap
+import types
+from typing import Any, Callable
+
+from everypath.errors import CompileError, SourceLocation
+from tracer.ir import Block, Function, FunctionRef, Node, Opcode, Param
+from tracer.statics import (
+    EXCEPTION_NAMES, Static, import_module, is_constant, module_name_allowed, static_for, user_function_ref,
+)
+from tracer.whitelist import check_syntax
+
+BINOPS: dict[type, str] = {
+    ast.Add: "operator.add", ast.Sub: "operator.sub", ast.Mult: "operator.mul", ast.Div: "operator.truediv",
+    ast.FloorDiv: "operator.floordiv", ast.Mod: "operator.mod", ast.Pow: "operator.pow",
+    ast.MatMult: "operator.matmul", ast.LShift: "operator.lshift", ast.RShift: "operator.rshift",
+    ast.BitOr: "operator.or_", ast.BitXor: "operator.xor", ast.BitAnd: "operator.and_",
+}
+AUGOPS: dict[type, str] = {k: "operator.i" + v.split(".")[1].rstrip("_") for k, v in BINOPS.items()}
+CMPOPS: dict[type, str] = {
+    ast.Eq: "operator.eq", ast.NotEq: "operator.ne", ast.Lt: "operator.lt", ast.LtE: "operator.le",
+    ast.Gt: "operator.gt", ast.GtE: "operator.ge", ast.Is: "operator.is_", ast.IsNot: "operator.is_not",
+    ast.In: "operator.contains", ast.NotIn: "operator.not_contains",
+}
+UNARYOPS: dict[type, str] = {
+    ast.USub: "operator.neg", ast.UAdd: "operator.pos", ast.Invert: "operator.invert", ast.Not: "operator.not_",
+}
+_FOLDABLE_PREFIXES = ("math.",)
+_FOLDABLE_KEYS = frozenset({"builtins.abs", "builtins.int", "builtins.float", "builtins.bool", "builtins.min", "builtins.max"})
+
+FunctionSink = Callable[[FunctionRef, types.FunctionType], None]
+
+
+class SourceMap:
+    """Maps positions in a dedented snippet back to the user's file."""
+
+    def __init__(self, filename: str, line_offset: int, col_offset: int) -> None:
+        self.filename, self.line_offset, self.col_offset = filename, line_offset, col_offset
+
+    def __call__(self, node: ast.AST) -> SourceLocation:
+        return SourceLocation(
+            self.filename, getattr(node, "lineno", 1) + self.line_offset, getattr(node, "col_offset", 0) + self.col_offset
+        )
+
+
+def parse_function(pyfunc: types.FunctionType) -> tuple[ast.FunctionDef, SourceMap]:
+    try:
+        lines, first = inspect.getsourcelines(pyfunc)
+        filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
+    except (OSError, TypeError) as exc:
+        raise CompileError(f"cannot read the source of {pyfunc.__qualname__}: {exc}", pyfunc.__code__.co_filename,
+                           pyfunc.__code__.co_firstlineno, 0) from None
+    source = "".join(lines)
+    dedented = textwrap.dedent(source)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    smap = SourceMap(filename, first - 1, indent)
+    tree = ast.parse(dedented)
+    fdefs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if not fdefs:
+        raise CompileError(f"{pyfunc.__qualname__} is not a plain 'def' function (lambdas are compiled only inside one)",
+                           filename, first, 0)
+    return fdefs[0], smap
+
+
+def _assigned_names(body: list[ast.stmt]) -> tuple[list[str], set[str]]:
+    """Names bound in a function body (its locals) in first-binding order, and the names bound by imports."""
+    order: dict[str, None] = {}
+    imports: set[str] = set()
+
+    def bind_target(t: ast.AST) -> None:
+        if isinstance(t, ast.Name):
+            order.setdefault(t.id, None)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                bind_target(e)
+
+    def visit(stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            if isinstance(s, ast.Assign):
+                for t in s.targets:
+                    bind_target(t)
+            elif isinstance(s, (ast.AugAssign, ast.AnnAssign)):
+                bind_target(s.target)
+            elif isinstance(s, ast.For):
+                bind_target(s.target)
+                visit(s.body)
+            elif isinstance(s, (ast.While, ast.If)):
+                visit(s.body)
+                visit(s.orelse)
+            elif isinstance(s, ast.FunctionDef):
+                order.setdefault(s.name, None)
+            elif isinstance(s, (ast.Import, ast.ImportFrom)):
+                for a in s.names:
+                    imports.add(a.asname or a.name.split(".")[0])
+
+    visit(body)
+    return [n for n in order if n not in imports], imports
+
+
+class FunctionBuilder:
+    """Builds the IR of one function; a child builder handles each closure."""
+
+    def __init__(
+        self,
+        name: str,
+        qualname: str,
+        module: str,
+        smap: SourceMap,
+        lookup_global: Callable[[str], Any],
+        on_function: FunctionSink,
+        parent: FunctionBuilder | None = None,
+    ) -> None:
+        self.name, self.qualname, self.module, self.smap = name, qualname, module, smap
+        self.lookup_global = lookup_global
+        self.on_function = on_function
+        self.parent = parent
+        self.locals: dict[str, SourceLocation] = {}
+        self.static_locals: dict[str, Static] = {}
+        self.freevars: dict[str, None] = {}
+        self.renames: list[dict[str, str]] = []
+        self.counter = 0
+        self.block = Block()
+        self.loop_depth = 0
+
+    # ---- helpers -------------------------------------------------------
+    def loc(self, node: ast.AST) -> SourceLocation:
+        return self.smap(node)
+
+    def error(self, node: ast.AST, message: str) -> CompileError:
+        return CompileError.at(self.loc(node), message, (f"tracing {self.qualname}",))
+
+    def emit(self, op: Opcode, target: Any, args: tuple[Node, ...], loc: SourceLocation,
+             kwargs: dict[str, Node] | None = None, blocks: tuple[Block, ...] = ()) -> Node:
+        return self.block.append(Node(op, target, args, kwargs or {}, loc, blocks))
+
+    def fresh(self, hint: str) -> str:
+        self.counter += 1
+        name = f"{hint}${self.counter}"
+        self.locals.setdefault(name, SourceLocation(self.smap.filename, 0, 0))
+        return name
+
+    def const(self, value: Any, loc: SourceLocation) -> Node:
+        return self.emit(Opcode.CONST, value, (), loc)
+
+    def in_block(self, block: Block, fn: Callable[[], None]) -> Block:
+        saved, self.block = self.block, block
+        try:
+            fn()
+        finally:
+            self.block = saved
+        return block
+
+    # ---- entry points --------------------------------------------------
+    def build_def(self, fdef: ast.FunctionDef | ast.Lambda, resolve_annotation: Callable[[ast.AST | None], Any],
+                  defaults: tuple[Any, ...] = ()) -> Function:
+        body = fdef.body if isinstance(fdef, ast.FunctionDef) else [ast.Return(value=fdef.body, lineno=fdef.lineno,
+                                                                                col_offset=fdef.col_offset)]
+        local_names, _ = _assigned_names(body)
+        args = fdef.args.args
+        for a in args:
+            self.locals[a.arg] = self.loc(a)
+        for n in local_names:
+            self.locals.setdefault(n, SourceLocation(self.smap.filename, 0, 0))
+        params: list[Param] = []
+        first_default = len(args) - len(defaults)
+        for i, a in enumerate(args):
+            default = defaults[i - first_default] if i >= first_default else Param.NO_DEFAULT
+            params.append(Param(a.arg, resolve_annotation(a.annotation), default, self.loc(a)))
+            node = self.emit(Opcode.PARAM, a.arg, (), self.loc(a))
+            self.emit(Opcode.STORE, a.arg, (node,), self.loc(a))
+        self.statements(body)
+        if not self.block.terminates():
+            loc = self.loc(body[-1]) if body else self.loc(fdef)
+            self.emit(Opcode.RETURN, None, (self.const(None, loc),), loc)
+        returns = resolve_annotation(fdef.returns) if isinstance(fdef, ast.FunctionDef) else None
+        return Function(
+            name=self.name, qualname=self.qualname, module=self.module, filename=self.smap.filename,
+            params=params, returns=returns, body=self.block, loc=self.loc(fdef),
+            freevars=tuple(self.freevars), locals=dict(self.locals), is_closure=self.parent is not None,
+        )
+
+    # ---- names ---------------------------------------------------------
+    def lookup(self, name: str, node: ast.AST) -> Node | Static:
+        for scope in reversed(self.renames):
+            if name in scope:
+                return self.emit(Opcode.LOAD, scope[name], (), self.loc(node))
+        if name in self.static_locals:
+            return self.static_locals[name]
+        if name in self.locals:
+            return self.emit(Opcode.LOAD, name, (), self.loc(node))
+        outer = self.parent
+        while outer is not None:
+            if name in outer.static_locals:
+                return outer.static_locals[name]
+            if name in outer.locals or any(name in s.values() for s in outer.renames):
+                self.freevars.setdefault(name, None)
+                return self.emit(Opcode.LOAD, name, (), self.loc(node))
+            outer = outer.parent
+        try:
+            obj = self.lookup_global(name)
+        except KeyError:
+            raise self.error(node, f"name '{name}' is not defined") from None
+        return self.static_value(obj, node)
+
+    def static_value(self, obj: Any, node: ast.AST) -> Node | Static:
+        if is_constant(obj) and not isinstance(obj, type):
+            return self.const(obj, self.loc(node))
+        st = static_for(obj)
+        if isinstance(obj, types.FunctionType) and st.key is None:
+            self.on_function(user_function_ref(obj), obj)
+        return st
+
+    def as_node(self, value: Node | Static, node: ast.AST) -> Node:
+        if isinstance(value, Node):
+            return value
+        obj = value.obj
+        if isinstance(obj, type) and (issubclass(obj, (bool, int, float, complex)) or obj.__module__ == "numpy"):
+            import numpy as np
+
+            try:
+                return self.const(np.dtype(obj), self.loc(node))
+            except TypeError:
+                pass
+        if isinstance(obj, types.FunctionType) and value.key is None:
+            return self.const(user_function_ref(obj), self.loc(node))
+        raise self.error(node, f"{value.describe()} cannot be used as a value here")
+
+    # ---- expressions ---------------------------------------------------
+    def expr(self, e: ast.expr) -> Node | Static:
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            raise self.error(e, f"expression '{type(e).__name__}' is not supported here")
+        return method(e)
+
+    def value(self, e: ast.expr) -> Node:
+        return self.as_node(self.expr(e), e)
+
+    def expr_Constant(self, e: ast.Constant) -> Node:
+        if e.value is Ellipsis or isinstance(e.value, bytes):
+            raise self.error(e, f"constant {e.value!r} is not supported")
+        return self.const(e.value, self.loc(e))
+
+    def expr_Name(self, e: ast.Name) -> Node | Static:
+        return self.lookup(e.id, e)
+
+    def expr_Attribute(self, e: ast.Attribute) -> Node | Static:
+        base = self.expr(e.value)
+        if isinstance(base, Static):
+            if not isinstance(base.obj, types.ModuleType):
+                raise self.error(e, f"attribute '{e.attr}' of {base.describe()} is not supported")
+            if not hasattr(base.obj, e.attr):
+                raise self.error(e, f"module '{base.obj.__name__}' has no attribute '{e.attr}'")
+            return self.static_value(getattr(base.obj, e.attr), e)
+        return self.emit(Opcode.GETATTR, e.attr, (base,), self.loc(e))
+
+    def expr_Tuple(self, e: ast.Tuple) -> Node:
+        items = tuple(self.value(x) for x in e.elts)
+        if all(i.op is Opcode.CONST for i in items):
+            return self.const(tuple(i.target for i in items), self.loc(e))
+        return self.emit(Opcode.CALL, "ep.tuple", items, self.loc(e))
+
+    def expr_List(self, e: ast.List) -> Node:
+        return self.emit(Opcode.CALL, "ep.list", tuple(self.value(x) for x in e.elts), self.loc(e))
+
+    def expr_Slice(self, e: ast.Slice) -> Node:
+        loc = self.loc(e)
+        parts = tuple(self.value(x) if x is not None else self.const(None, loc) for x in (e.lower, e.upper, e.step))
+        return self.emit(Opcode.CALL, "builtins.slice", parts, loc)
+
+    def expr_Subscript(self, e: ast.Subscript) -> Node:
+        base = self.expr(e.value)
+        if isinstance(base, Static):
+            raise self.error(e, f"subscripting {base.describe()} is only allowed in annotations")
+        return self.emit(Opcode.GETITEM, None, (base, self.index(e.slice)), self.loc(e))
+
+    def index(self, s: ast.expr) -> Node:
+        if isinstance(s, ast.Tuple):
+            items = tuple(self.value(x) for x in s.elts)
+            return self.emit(Opcode.CALL, "ep.tuple", items, self.loc(s))
+        return self.value(s)
+
+    def fold(self, fn: Callable[..., Any], args: list[Node], loc: SourceLocation) -> Node | None:
+        if all(a.op is Opcode.CONST for a in args):
+            try:
+                value = fn(*(a.target for a in args))
+            except Exception:  # leave it to run time, which raises the same error in order
+                return None
+            if is_constant(value):
+                for a in args:
+                    if not a.users and a.block is self.block and a in self.block.nodes:
+                        self.block.nodes.remove(a)
+                return self.const(value, loc)
+        return None
+
+    def expr_BinOp(self, e: ast.BinOp) -> Node:
+        left, right = self.value(e.left), self.value(e.right)
+        key = BINOPS[type(e.op)]
+        folded = self.fold(getattr(operator, key.split(".")[1]), [left, right], self.loc(e))
+        return folded or self.emit(Opcode.CALL, key, (left, right), self.loc(e))
+
+    def expr_UnaryOp(self, e: ast.UnaryOp) -> Node:
+        operand = self.value(e.operand)
+        key = UNARYOPS[type(e.op)]
+        folded = self.fold(getattr(operator, key.split(".")[1]), [operand], self.loc(e))
+        return folded or self.emit(Opcode.CALL, key, (operand,), self.loc(e))
+
+    def _cond_store(self, tmp: str, cond: Node, loc: SourceLocation, then: Callable[[], None] | None,
+                    orelse: Callable[[], None] | None) -> None:
+        b_then, b_else = Block(), Block()
+        if then:
+            self.in_block(b_then, then)
+        if orelse:
+            self.in_block(b_else, orelse)
+        self.emit(Opcode.IF, None, (cond,), loc, blocks=(b_then, b_else))
+
+    def expr_BoolOp(self, e: ast.BoolOp) -> Node:
+        loc = self.loc(e)
+        tmp = self.fresh("bool")
+        first = self.value(e.values[0])
+        self.emit(Opcode.STORE, tmp, (first,), loc)
+
+        def chain(rest: list[ast.expr]) -> None:
+            if not rest:
+                return
+            cur = self.emit(Opcode.LOAD, tmp, (), loc)
+
+            def assign_next() -> None:
+                self.emit(Opcode.STORE, tmp, (self.value(rest[0]),), loc)
+                chain(rest[1:])
+
+            if isinstance(e.op, ast.And):
+                self._cond_store(tmp, cur, loc, assign_next, None)
+            else:
+                self._cond_store(tmp, cur, loc, None, assign_next)
+
+        chain(e.values[1:])
+        return self.emit(Opcode.LOAD, tmp, (), loc)
+
+    def expr_IfExp(self, e: ast.IfExp) -> Node:
+        loc = self.loc(e)
+        tmp = self.fresh("ifexp")
+        cond = self.value(e.test)
+        self._cond_store(tmp, cond, loc, lambda: self.emit(Opcode.STORE, tmp, (self.value(e.body),), loc),
+                         lambda: self.emit(Opcode.STORE, tmp, (self.value(e.orelse),), loc))
+        return self.emit(Opcode.LOAD, tmp, (), loc)
+
+    def _compare(self, key: str, left: Node, right: Node, loc: SourceLocation) -> Node:
+        if key in ("operator.contains", "operator.not_contains"):
+            left, right = right, left
+        if key in ("operator.is_", "operator.is_not") and not (
+            (left.op is Opcode.CONST and left.target is None) or (right.op is Opcode.CONST and right.target is None)
+        ):
+            raise CompileError.at(loc, "'is' / 'is not' are only supported against None", (f"tracing {self.qualname}",))
+        folded = self.fold(lambda a, b: _PY_CMP[key](a, b), [left, right], loc) if key in _PY_CMP else None
+        return folded or self.emit(Opcode.CALL, key, (left, right), loc)
+
+    def expr_Compare(self, e: ast.Compare) -> Node:
+        loc = self.loc(e)
+        left = self.value(e.left)
+        right = self.value(e.comparators[0])
+        first = self._compare(CMPOPS[type(e.ops[0])], left, right, loc)
+        if len(e.ops) == 1:
+            return first
+        tmp = self.fresh("cmp")
+        self.emit(Opcode.STORE, tmp, (first,), loc)
+        prev = right
+        pairs = list(zip(e.ops[1:], e.comparators[1:]))
+
+        def step(i: int, prev: Node) -> None:
+            if i == len(pairs):
+                return
+            op, comp = pairs[i]
+            cur = self.emit(Opcode.LOAD, tmp, (), loc)
+
+            def then() -> None:
+                nxt = self.value(comp)
+                self.emit(Opcode.STORE, tmp, (self._compare(CMPOPS[type(op)], prev, nxt, loc),), loc)
+                step(i + 1, nxt)
+
+            self._cond_store(tmp, cur, loc, then, None)
+
+        step(0, prev)
+        return self.emit(Opcode.LOAD, tmp, (), loc)
+
+    def expr_Call(self, e: ast.Call) -> Node:
+        loc = self.loc(e)
+        if isinstance(e.func, ast.Attribute):
+            base = self.expr(e.func.value)
+            if isinstance(base, Node):
+                args = (base, *(self.value(a) for a in e.args))
+                return self.emit(Opcode.CALL, f"method.{e.func.attr}", args, loc, self.keywords(e))
+        callee = self.expr(e.func)
+        args_n = [self.value(a) for a in e.args]
+        kwargs = self.keywords(e)
+        if isinstance(callee, Node):
+            return self.emit(Opcode.CALL, "ep.call", (callee, *args_n), loc, kwargs)
+        obj, key = callee.obj, callee.key
+        if key is not None and key.startswith("builtins.") and key.split(".")[1] in EXCEPTION_NAMES:
+            raise self.error(e, f"exception {key.split('.')[1]} can only be created in a raise statement")
+        if isinstance(obj, types.FunctionType) and key is None:
+            return self.emit(Opcode.CALL, user_function_ref(obj), tuple(args_n), loc, kwargs)
+        if key is None:
+            raise self.error(e.func, f"calling {callee.describe()} is not supported")
+        if not kwargs and (key.startswith(_FOLDABLE_PREFIXES) or key in _FOLDABLE_KEYS):
+            folded = self.fold(obj, args_n, loc)
+            if folded is not None:
+                return folded
+        return self.emit(Opcode.CALL, key, tuple(args_n), loc, kwargs)
+
+    def keywords(self, e: ast.Call) -> dict[str, Node]:
+        out: dict[str, Node] = {}
+        for kw in e.keywords:
+            if kw.arg is None:
+                raise self.error(kw, "**kwargs in calls is not supported")
+            out[kw.arg] = self.value(kw.value)
+        return out
+
+    def expr_Lambda(self, e: ast.Lambda) -> Node:
+        child = FunctionBuilder("<lambda>", f"{self.qualname}.<lambda>", self.module, self.smap, self.lookup_global,
+                                self.on_function, parent=self)
+        defaults = tuple(self._default_value(d) for d in e.args.defaults)
+        fn = child.build_def(e, lambda _a: None, defaults)
+        self._propagate_freevars(fn)
+        return self.emit(Opcode.CLOSURE, fn, (), self.loc(e))
+
+    def _default_value(self, d: ast.expr) -> Any:
+        v = self.value(d)
+        if v.op is not Opcode.CONST:
+            raise self.error(d, "default values of nested functions must be constants")
+        return v.target
+
+    def _propagate_freevars(self, fn: Function) -> None:
+        for name in fn.freevars:  # a grandchild's free variable may be ours too
+            if name not in self.locals and not any(name in s.values() for s in self.renames):
+                self.freevars.setdefault(name, None)
+
+    def comprehension(self, e: ast.ListComp | ast.GeneratorExp) -> Node:
+        loc = self.loc(e)
+        out = self.fresh("comp")
+        self.emit(Opcode.STORE, out, (self.emit(Opcode.CALL, "ep.list", (), loc),), loc)
+        scope: dict[str, str] = {}
+
+        def gen(i: int) -> None:
+            if i == len(e.generators):
+                lst = self.emit(Opcode.LOAD, out, (), loc)
+                self.emit(Opcode.CALL, "method.append", (lst, self.value(e.elt)), loc)
+                return
+            g = e.generators[i]
+            iterable = self.value(g.iter)  # evaluated in the enclosing scope of this generator
+            for name in _target_names(g.target):
+                scope[name] = self.fresh(name)
+            pattern = self.pattern(g.target)
+
+            def body() -> None:
+                def guarded(conds: list[ast.expr]) -> None:
+                    if not conds:
+                        gen(i + 1)
+                        return
+                    c = self.value(conds[0])
+                    b = Block()
+                    self.in_block(b, lambda: guarded(conds[1:]))
+                    self.emit(Opcode.IF, None, (c,), self.loc(conds[0]), blocks=(b, Block()))
+
+                guarded(list(g.ifs))
+
+            self.renames.append(scope)
+            try:
+                self.loop_depth += 1
+                b = self.in_block(Block(), body)
+                self.loop_depth -= 1
+            finally:
+                self.renames.pop()
+            self.emit(Opcode.FOR, pattern, (iterable,), self.loc(g.target), blocks=(b,))
+
+        self.renames.append(scope)
+        try:
+            gen(0)
+        finally:
+            self.renames.pop()
+        return self.emit(Opcode.LOAD, out, (), loc)
+
+    expr_ListComp = comprehension
+    expr_GeneratorExp = comprehension
+
+    def expr_JoinedStr(self, e: ast.JoinedStr) -> Node:
+        parts: list[Node] = []
+        for v in e.values:
+            if isinstance(v, ast.Constant):
+                parts.append(self.const(str(v.value), self.loc(v)))
+            else:
+                assert isinstance(v, ast.FormattedValue)
+                if v.format_spec is not None or v.conversion not in (-1, ord("r"), ord("s")):
+                    raise self.error(v, "format specs in f-strings are not supported")
+                parts.append(self.value(v.value))
+        return self.emit(Opcode.CALL, "ep.format", tuple(parts), self.loc(e))
+
+    def pattern(self, t: ast.expr) -> str | tuple:
+        if isinstance(t, ast.Name):
+            for scope in reversed(self.renames):
+                if t.id in scope:
+                    return scope[t.id]
+            return t.id
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return tuple(self.pattern(x) for x in t.elts)
+        raise self.error(t, "only names and tuples of names can be loop targets")
+
+    # ---- statements ----------------------------------------------------
+    def statements(self, stmts: list[ast.stmt]) -> None:
+        for s in stmts:
+            if self.block.terminates():
+                return  # code after return/raise/break/continue is unreachable
+            method = getattr(self, "stmt_" + type(s).__name__, None)
+            if method is None:
+                raise self.error(s, f"statement '{type(s).__name__}' is not supported")
+            method(s)
+
+    def store(self, target: ast.expr, value: Node) -> None:
+        loc = self.loc(target)
+        if isinstance(target, ast.Name):
+            self.emit(Opcode.STORE, target.id, (value,), loc)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for i, t in enumerate(target.elts):
+                item = self.emit(Opcode.GETITEM, None, (value, self.const(i, loc)), loc)
+                item.meta["unpack"] = len(target.elts)
+                self.store(t, item)
+        elif isinstance(target, ast.Subscript):
+            base = self.expr(target.value)
+            if isinstance(base, Static):
+                raise self.error(target, "cannot assign into a module-level object")
+            self.emit(Opcode.SETITEM, None, (base, self.index(target.slice), value), loc)
+        else:
+            raise self.error(target, "only names, tuples and subscripts can be assigned to")
+
+    def stmt_Assign(self, s: ast.Assign) -> None:
+        value = self.value(s.value)
+        for t in s.targets:
+            self.store(t, value)
+
+    def stmt_AnnAssign(self, s: ast.AnnAssign) -> None:
+        if s.value is not None:
+            self.store(s.target, self.value(s.value))
+
+    def stmt_AugAssign(self, s: ast.AugAssign) -> None:
+        loc = self.loc(s)
+        key = AUGOPS[type(s.op)]
+        t = s.target
+        if isinstance(t, ast.Name):
+            cur = self.value(t)
+            self.emit(Opcode.STORE, t.id, (self.emit(Opcode.CALL, key, (cur, self.value(s.value)), loc),), loc)
+        elif isinstance(t, ast.Subscript):
+            base = self.value(t.value)
+            idx = self.index(t.slice)
+            cur = self.emit(Opcode.GETITEM, None, (base, idx), loc)
+            new = self.emit(Opcode.CALL, key, (cur, self.value(s.value)), loc)
+            self.emit(Opcode.SETITEM, None, (base, idx, new), loc)
+        else:
+            raise self.error(t, "augmented assignment to this target is not supported")
+
+    def stmt_Expr(self, s: ast.Expr) -> None:
+        if isinstance(s.value, ast.Constant):
+            return  # docstrings and bare constants do nothing
+        self.expr(s.value)
+
+    def stmt_Pass(self, s: ast.Pass) -> None:
+        return
+
+    def stmt_Return(self, s: ast.Return) -> None:
+        loc = self.loc(s)
+        value = self.value(s.value) if s.value is not None else self.const(None, loc)
+        self.emit(Opcode.RETURN, None, (value,), loc)
+
+    def stmt_If(self, s: ast.If) -> None:
+        cond = self.value(s.test)
+        then = self.in_block(Block(), lambda: self.statements(s.body))
+        orelse = self.in_block(Block(), lambda: self.statements(s.orelse))
+        self.emit(Opcode.IF, None, (cond,), self.loc(s), blocks=(then, orelse))
+
+    def _loop_body(self, fn: Callable[[], None]) -> Block:
+        self.loop_depth += 1
+        try:
+            return self.in_block(Block(), fn)
+        finally:
+            self.loop_depth -= 1
+
+    def stmt_For(self, s: ast.For) -> None:
+        iterable = self.value(s.iter)
+        pattern = self.pattern(s.target)
+        body = self._loop_body(lambda: self.statements(s.body))
+        self.emit(Opcode.FOR, pattern, (iterable,), self.loc(s), blocks=(body,))
+
+    def stmt_While(self, s: ast.While) -> None:
+        loc = self.loc(s)
+
+        def body() -> None:
+            cond = self.value(s.test)
+            stop = Block()
+            self.in_block(stop, lambda: self.emit(Opcode.BREAK, None, (), loc))
+            self.emit(Opcode.IF, None, (cond,), self.loc(s.test), blocks=(Block(), stop))
+            self.statements(s.body)
+
+        self.emit(Opcode.LOOP, None, (), loc, blocks=(self._loop_body(body),))
+
+    def stmt_Break(self, s: ast.Break) -> None:
+        self.emit(Opcode.BREAK, None, (), self.loc(s))
+
+    def stmt_Continue(self, s: ast.Continue) -> None:
+        self.emit(Opcode.CONTINUE, None, (), self.loc(s))
+
+    def stmt_Raise(self, s: ast.Raise) -> None:
+        loc = self.loc(s)
+        exc = s.exc
+        if exc is None:
+            raise self.error(s, "bare 'raise' (re-raise) is not supported")
+        if s.cause is not None:
+            raise self.error(s, "'raise ... from ...' is not supported")
+        call_args: list[ast.expr] = []
+        if isinstance(exc, ast.Call):
+            call_args = list(exc.args)
+            if exc.keywords or len(call_args) > 1:
+                raise self.error(exc, "exceptions take at most one message argument")
+            exc = exc.func
+        name = exc.id if isinstance(exc, ast.Name) else None
+        if name is None or name not in EXCEPTION_NAMES or name in self.locals:
+            raise self.error(exc, "only builtin exception types can be raised")
+        self.emit(Opcode.RAISE, name, tuple(self.value(a) for a in call_args), loc)
+
+    def stmt_Assert(self, s: ast.Assert) -> None:
+        loc = self.loc(s)
+        cond = self.value(s.test)
+        fail = Block()
+
+        def raise_() -> None:
+            args = (self.value(s.msg),) if s.msg is not None else ()
+            self.emit(Opcode.RAISE, "AssertionError", args, loc)
+
+        self.in_block(fail, raise_)
+        self.emit(Opcode.IF, None, (cond,), loc, blocks=(Block(), fail))
+
+    def stmt_Import(self, s: ast.Import) -> None:
+        for a in s.names:
+            if not module_name_allowed(a.name):
+                raise self.error(s, f"import of '{a.name}' is not supported (numpy and math are)")
+            if a.asname:
+                self.static_locals[a.asname] = static_for(import_module(a.name))
+            else:
+                top = a.name.split(".")[0]
+                self.static_locals[top] = static_for(import_module(top))
+
+    def stmt_ImportFrom(self, s: ast.ImportFrom) -> None:
+        if s.level or not s.module or not module_name_allowed(s.module):
+            raise self.error(s, f"import from '{s.module}' is not supported (numpy and math are)")
+        mod = import_module(s.module)
+        for a in s.names:
+            if not hasattr(mod, a.name):
+                raise self.error(s, f"module '{s.module}' has no attribute '{a.name}'")
+            self.static_locals[a.asname or a.name] = static_for(getattr(mod, a.name))
+
+    def stmt_FunctionDef(self, s: ast.FunctionDef) -> None:
+        if s.decorator_list:
+            raise self.error(s.decorator_list[0], "decorators on nested functions are not supported")
+        child = FunctionBuilder(s.name, f"{self.qualname}.{s.name}", self.module, self.smap, self.lookup_global,
+                                self.on_function, parent=self)
+        defaults = tuple(self._default_value(d) for d in s.args.defaults)
+        fn = child.build_def(s, lambda _a: None, defaults)
+        self._propagate_freevars(fn)
+        node = self.emit(Opcode.CLOSURE, fn, (), self.loc(s))
+        self.emit(Opcode.STORE, s.name, (node,), self.loc(s))
+
+
+_PY_CMP: dict[str, Callable[[Any, Any], Any]] = {
+    "operator.eq": operator.eq, "operator.ne": operator.ne, "operator.lt": operator.lt, "operator.le": operator.le,
+    "operator.gt": operator.gt, "operator.ge": operator.ge,
+}
+
+
+def _target_names(t: ast.expr) -> list[str]:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for e in t.elts for n in _target_names(e)]
+    return []
+
+
+def make_global_lookup(pyfunc: types.FunctionType) -> Callable[[str], Any]:
+    """Closure cells, then module globals, then builtins: how Python itself resolves free names."""
+    cells: dict[str, Any] = {}
+    if pyfunc.__closure__:
+        for name, cell in zip(pyfunc.__code__.co_freevars, pyfunc.__closure__):
+            try:
+                cells[name] = cell.cell_contents
+            except ValueError:
+                pass
+    g = pyfunc.__globals__
+
+    def lookup(name: str) -> Any:
+        if name in cells:
+            return cells[name]
+        if name in g:
+            return g[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise KeyError(name)
+
+    return lookup
+
+
+def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
+                   resolve_annotation: Callable[[ast.AST | None, Callable[[str], Any], SourceMap], Any]) -> Function:
+    """Trace one Python function (not its callees) to IR."""
+    fdef, smap = parse_function(pyfunc)
+    check_syntax(fdef, smap)
+    lookup = make_global_lookup(pyfunc)
+    builder = FunctionBuilder(fdef.name, pyfunc.__qualname__, pyfunc.__module__ or "__main__", smap, lookup, on_function)
+    defaults = tuple(pyfunc.__defaults__ or ())
+    fn = builder.build_def(fdef, lambda a: resolve_annotation(a, lookup, smap), defaults)
+    return fn

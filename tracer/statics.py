@@ -1,0 +1,104 @@
+"""Partial evaluation of names: what a global or attribute chain means at compile time.
+
+Module constants, type aliases, ``math`` constants, NumPy functions and other
+user functions are known before the program runs. They are resolved here to
+constants, operator keys or references to functions to trace, so the IR never
+looks anything up at run time.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import types
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from tracer.ir import FunctionRef
+
+# modules whose attributes may be used inside compiled functions
+ALLOWED_MODULES: dict[str, types.ModuleType] = {
+    "numpy": np,
+    "numpy.linalg": np.linalg,
+    "numpy.fft": np.fft,
+    "numpy.random": np.random,
+    "math": math,
+}
+_BUILTIN_NAMES = (
+    "range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "enumerate", "zip", "sum",
+    "any", "all", "list", "tuple", "isinstance", "print", "round", "divmod", "pow", "reversed", "sorted",
+)
+EXCEPTION_NAMES = frozenset(
+    n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)
+)
+
+
+@dataclass(frozen=True)
+class Static:
+    """A value known at compile time that is not (yet) a runtime constant."""
+
+    obj: Any
+    key: str | None = None  # operator key if the object is a known callable
+
+    def describe(self) -> str:
+        return self.key or f"{type(self.obj).__name__} {getattr(self.obj, '__name__', '')}".strip()
+
+
+@lru_cache(maxsize=1)
+def _key_by_id() -> dict[int, str]:
+    """id(callable or type) -> stable operator key, for every public callable of the allowed modules."""
+    keys: dict[int, str] = {}
+    for modname, mod in ALLOWED_MODULES.items():
+        for attr in dir(mod):
+            if attr.startswith("_"):
+                continue
+            obj = getattr(mod, attr, None)
+            if not callable(obj):
+                continue
+            canonical = getattr(obj, "__name__", attr)
+            if getattr(mod, canonical, None) is obj:  # np.double -> numpy.float64, np.abs -> numpy.absolute
+                attr = canonical
+            keys.setdefault(id(obj), f"{modname}.{attr}")
+    for name in _BUILTIN_NAMES:
+        keys[id(getattr(builtins, name))] = f"builtins.{name}"
+    for name in EXCEPTION_NAMES:
+        keys[id(getattr(builtins, name))] = f"builtins.{name}"
+    return keys
+
+
+def is_constant(value: Any) -> bool:
+    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.dtype)):
+        return True
+    if isinstance(value, tuple):
+        return all(is_constant(v) for v in value)
+    return False
+
+
+def static_for(obj: Any) -> Static:
+    """Classify a Python object found at compile time."""
+    if isinstance(obj, types.ModuleType):
+        return Static(obj, obj.__name__)
+    key = _key_by_id().get(id(obj))
+    if key is not None:
+        return Static(obj, key)
+    if isinstance(obj, types.FunctionType):
+        return Static(obj, None)
+    return Static(obj, None)
+
+
+def user_function_ref(fn: types.FunctionType) -> FunctionRef:
+    return FunctionRef(fn.__module__ or "__main__", fn.__qualname__)
+
+
+def module_name_allowed(name: str) -> bool:
+    return name in ALLOWED_MODULES or name == "numpy.typing"
+
+
+def import_module(name: str) -> types.ModuleType:
+    if name == "numpy.typing":
+        import numpy.typing
+
+        return numpy.typing
+    return ALLOWED_MODULES[name]

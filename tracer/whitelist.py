@@ -1,0 +1,69 @@
+"""Early syntax whitelist: reject what everypath cannot compile before any work is done.
+
+Unsupported constructs are refused here with their exact location, so nothing
+downstream can silently mis-compile them.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Callable
+
+from everypath.errors import CompileError, SourceLocation
+
+_ALLOWED: tuple[type, ...] = (
+    # statements
+    ast.FunctionDef, ast.Return, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.While, ast.If,
+    ast.Raise, ast.Assert, ast.Import, ast.ImportFrom, ast.Expr, ast.Pass, ast.Break, ast.Continue,
+    # expressions
+    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.ListComp, ast.GeneratorExp, ast.Compare,
+    ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Name, ast.List, ast.Tuple,
+    ast.Slice, ast.JoinedStr, ast.FormattedValue,
+    # contexts, operators and helpers
+    ast.Load, ast.Store, ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow,
+    ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv, ast.Invert, ast.Not, ast.UAdd,
+    ast.USub, ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn,
+    ast.comprehension, ast.arguments, ast.arg, ast.keyword, ast.alias,
+)
+
+_WHY: dict[type, str] = {
+    ast.Try: "try/except is not supported in compiled functions; raise is",
+    ast.With: "'with' statements are not supported in compiled functions",
+    ast.ClassDef: "class definitions are not supported inside compiled functions",
+    ast.Global: "'global' is not supported: compiled functions cannot rebind module globals",
+    ast.Nonlocal: "'nonlocal' is not supported: closures may read but not rebind outer variables",
+    ast.Delete: "'del' is not supported in compiled functions",
+    ast.Yield: "generators (yield) are not supported; return a list or array instead",
+    ast.YieldFrom: "generators (yield from) are not supported",
+    ast.Await: "async code is not supported",
+    ast.AsyncFunctionDef: "async functions are not supported",
+    ast.AsyncFor: "async for is not supported",
+    ast.AsyncWith: "async with is not supported",
+    ast.Dict: "dict literals are not supported in compiled functions",
+    ast.DictComp: "dict comprehensions are not supported in compiled functions",
+    ast.Set: "set literals are not supported in compiled functions",
+    ast.SetComp: "set comprehensions are not supported in compiled functions",
+    ast.NamedExpr: "the walrus operator (:=) is not supported",
+    ast.Starred: "star-unpacking is not supported",
+    ast.Match: "match statements are not supported",
+}
+
+
+def check_syntax(tree: ast.AST, locate: Callable[[ast.AST], SourceLocation]) -> None:
+    """Raise CompileError at the first construct outside the whitelist."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Starred):
+            raise CompileError.at(locate(node), _WHY[ast.Starred], ("checking the syntax whitelist",))
+        if not isinstance(node, _ALLOWED):
+            why = _WHY.get(type(node), f"Python construct '{type(node).__name__}' is not supported")
+            raise CompileError.at(locate(node), why, ("checking the syntax whitelist",))
+        if isinstance(node, (ast.For, ast.While)) and node.orelse:
+            raise CompileError.at(locate(node), "'else' on a loop is not supported", ("checking the syntax whitelist",))
+        if isinstance(node, ast.FunctionDef):
+            a = node.args
+            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+                raise CompileError.at(
+                    locate(node), "*args, **kwargs, keyword-only and positional-only parameters are not supported",
+                    ("checking the syntax whitelist",),
+                )
+        if isinstance(node, ast.comprehension) and node.is_async:
+            raise CompileError.at(locate(node), "async comprehensions are not supported", ("checking the syntax whitelist",))

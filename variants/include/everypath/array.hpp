@@ -1,0 +1,225 @@
+// everypath arrays: a typed, statically ranked view (pointer, shape, strides
+// in elements) plus a shared owner. Copies share memory, like Python names
+// bound to the same ndarray; views of an argument have no owner, which is how
+// the host knows a result is borrowed from an argument.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace ep {
+
+using index_t = int64_t;
+
+// A Python exception to be raised in the caller (type name + message).
+struct PyError {
+  const char* type;
+  std::string message;
+};
+
+[[noreturn]] inline void raise(const char* type, std::string message) {
+  throw PyError{type, std::move(message)};
+}
+
+struct None {
+  bool operator==(const None&) const { return true; }
+};
+
+template <class T, int N>
+struct Array {
+  static constexpr int ndim = N;
+  using value_type = T;
+  T* data = nullptr;
+  std::array<index_t, N> shape{};
+  std::array<index_t, N> strides{};  // in elements
+  std::shared_ptr<void> owner;
+
+  index_t size() const {
+    index_t n = 1;
+    for (int k = 0; k < N; ++k) n *= shape[k];
+    return n;
+  }
+  bool contiguous() const {
+    index_t expect = 1;
+    for (int k = N - 1; k >= 0; --k) {
+      if (shape[k] != 1 && strides[k] != expect) return false;
+      expect *= shape[k];
+    }
+    return true;
+  }
+  template <class... I>
+  T& operator()(I... idx) const {
+    static_assert(sizeof...(I) == N, "wrong number of indices");
+    index_t off = 0;
+    int k = 0;
+    ((off += static_cast<index_t>(idx) * strides[k++]), ...);
+    return data[off];
+  }
+  T& at_offset(index_t off) const { return data[off]; }
+};
+
+template <class T>
+struct is_array : std::false_type {};
+template <class T, int N>
+struct is_array<Array<T, N>> : std::true_type {};
+template <class T>
+inline constexpr bool is_array_v = is_array<std::decay_t<T>>::value;
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<std::complex<T>> : std::true_type {};
+template <class T>
+inline constexpr bool is_complex_v = is_complex<std::decay_t<T>>::value;
+
+template <int N>
+inline std::array<index_t, N> c_strides(const std::array<index_t, N>& shape) {
+  std::array<index_t, N> s{};
+  index_t acc = 1;
+  for (int k = N - 1; k >= 0; --k) {
+    s[k] = acc;
+    acc *= shape[k];
+  }
+  return s;
+}
+
+// Uninitialised contiguous array, 64-byte aligned (SIMD-friendly).
+template <class T, int N>
+Array<T, N> empty(const std::array<index_t, N>& shape) {
+  Array<T, N> a;
+  a.shape = shape;
+  for (int k = 0; k < N; ++k)
+    if (shape[k] < 0) raise("ValueError", "negative dimensions are not allowed");
+  a.strides = c_strides<N>(shape);
+  index_t n = std::max<index_t>(a.size(), 1);
+  void* p = ::operator new(sizeof(T) * static_cast<size_t>(n), std::align_val_t(64));
+  a.data = static_cast<T*>(p);
+  a.owner = std::shared_ptr<void>(p, [](void* q) { ::operator delete(q, std::align_val_t(64)); });
+  return a;
+}
+
+template <class T, int N>
+Array<T, N> full(const std::array<index_t, N>& shape, T value) {
+  Array<T, N> a = empty<T, N>(shape);
+  std::fill(a.data, a.data + a.size(), value);
+  return a;
+}
+
+inline std::string shape_str(const index_t* shape, int n) {
+  std::string s = "(";
+  for (int k = 0; k < n; ++k) {
+    s += std::to_string(shape[k]);
+    if (n == 1 || k + 1 < n) s += ",";
+  }
+  return s + ")";
+}
+
+template <class T, int N>
+std::string shape_str(const Array<T, N>& a) {
+  return shape_str(a.shape.data(), N);
+}
+
+// Calls f(offset) for every element of a (row-major order).
+template <class T, int N, class F>
+inline void for_each_offset(const Array<T, N>& a, F&& f) {
+  if constexpr (N == 0) {
+    f(index_t{0});
+  } else {
+    if (a.size() == 0) return;
+    std::array<index_t, N> idx{};
+    const index_t inner = a.shape[N - 1], st = a.strides[N - 1];
+    while (true) {
+      index_t base = 0;
+      for (int k = 0; k < N - 1; ++k) base += idx[k] * a.strides[k];
+      for (index_t i = 0; i < inner; ++i) f(base + i * st);
+      int k = N - 2;
+      for (; k >= 0; --k) {
+        if (++idx[k] < a.shape[k]) break;
+        idx[k] = 0;
+      }
+      if (k < 0) return;
+    }
+  }
+}
+
+// A contiguous copy (np.copy / ndarray.copy / ascontiguousarray).
+template <class T, int N>
+Array<T, N> copy(const Array<T, N>& a) {
+  Array<T, N> out = empty<T, N>(a.shape);
+  if (a.contiguous()) {
+    std::copy(a.data, a.data + a.size(), out.data);
+  } else {
+    index_t j = 0;
+    for_each_offset(a, [&](index_t off) { out.data[j++] = a.data[off]; });
+  }
+  return out;
+}
+
+template <class T, int N>
+const T* contiguous_data(const Array<T, N>& a, Array<T, N>& keep) {
+  if (a.contiguous()) return a.data;
+  keep = copy(a);
+  return keep.data;
+}
+
+// Memory range [lo, hi) spanned by an array, for overlap checks.
+template <class T, int N>
+std::pair<const char*, const char*> extent(const Array<T, N>& a) {
+  if (a.size() == 0) return {nullptr, nullptr};
+  index_t lo = 0, hi = 0;
+  for (int k = 0; k < N; ++k) {
+    index_t span = (a.shape[k] - 1) * a.strides[k];
+    if (span < 0) lo += span; else hi += span;
+  }
+  const char* base = reinterpret_cast<const char*>(a.data);
+  return {base + lo * (index_t)sizeof(T), base + (hi + 1) * (index_t)sizeof(T)};
+}
+
+template <class A, class B>
+bool overlaps(const A& a, const B& b) {
+  auto [a0, a1] = extent(a);
+  auto [b0, b1] = extent(b);
+  return a0 && b0 && a0 < b1 && b0 < a1;
+}
+
+// Python lists: shared, growable (aliasing as in Python).
+template <class T>
+struct List {
+  std::shared_ptr<std::vector<T>> items = std::make_shared<std::vector<T>>();
+  index_t size() const { return static_cast<index_t>(items->size()); }
+  T& operator[](index_t i) const { return (*items)[static_cast<size_t>(i)]; }
+  void append(const T& v) const { items->push_back(v); }
+};
+
+template <class T>
+List<T> make_list(std::initializer_list<T> items) {
+  List<T> l;
+  l.items->assign(items.begin(), items.end());
+  return l;
+}
+
+struct Range {
+  index_t start, stop, step;
+  index_t size() const {
+    if (step > 0) return start < stop ? (stop - start + step - 1) / step : 0;
+    return start > stop ? (start - stop - step - 1) / (-step) : 0;
+  }
+};
+
+inline Range make_range(index_t start, index_t stop, index_t step) {
+  if (step == 0) raise("ValueError", "range() arg 3 must not be zero");
+  return Range{start, stop, step};
+}
+
+}  // namespace ep

@@ -1,0 +1,283 @@
+// NumPy indexing: elements (negative indices wrap), basic slicing (views),
+// np.newaxis, boolean masks and integer arrays (copies), and assignment
+// through each of them. Bounds are checked when EP_CHECKED is defined
+// (IndexError with NumPy's message); otherwise out-of-range is undefined, as
+// in C, and documented.
+#pragma once
+
+#include <string>
+
+#include "array.hpp"
+#include "map.hpp"
+
+namespace ep {
+
+[[noreturn]] inline void index_error(index_t i, int axis, index_t n) {
+  raise("IndexError", "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) +
+                          " with size " + std::to_string(n));
+}
+
+inline index_t wrap(index_t i, index_t n, int axis) {
+  index_t j = i < 0 ? i + n : i;
+#ifdef EP_CHECKED
+  if (j < 0 || j >= n) index_error(i, axis, n);
+#else
+  (void)axis;
+#endif
+  return j;
+}
+
+// Always checked: used where NumPy semantics are cheap to keep (gathers).
+inline index_t wrap_checked(index_t i, index_t n, int axis) {
+  index_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n) index_error(i, axis, n);
+  return j;
+}
+
+template <class T, int N, class... I>
+inline T& get(const Array<T, N>& a, I... idx) {
+  static_assert(sizeof...(I) == N, "element access needs one index per axis");
+  index_t off = 0;
+  int k = 0;
+  ((off += wrap(static_cast<index_t>(idx), a.shape[k], k) * a.strides[k], ++k), ...);
+  return a.data[off];
+}
+
+// list / tuple-like element access with Python's wrap and IndexError
+template <class T>
+inline T& list_get(const List<T>& l, index_t i) {
+  index_t n = l.size();
+  index_t j = i < 0 ? i + n : i;
+  if (j < 0 || j >= n) raise("IndexError", "list index out of range");
+  return l[j];
+}
+
+struct Slice {
+  index_t start, stop, step;
+  bool has_start, has_stop;
+};
+
+inline index_t opt_index(None, bool& has) { has = false; return 0; }
+template <class I>
+inline index_t opt_index(I v, bool& has) { has = true; return static_cast<index_t>(v); }
+
+template <class A, class B, class C>
+inline Slice make_slice(A start, B stop, C step) {
+  Slice s{};
+  s.start = opt_index(start, s.has_start);
+  s.stop = opt_index(stop, s.has_stop);
+  bool has_step;
+  s.step = opt_index(step, has_step);
+  if (!has_step) s.step = 1;
+  if (s.step == 0) raise("ValueError", "slice step cannot be zero");
+  return s;
+}
+
+// PySlice_AdjustIndices: normalised start and length of a slice over n items.
+inline index_t adjust(const Slice& s, index_t n, index_t& start) {
+  index_t st = s.step, b, e;
+  if (st > 0) {
+    b = s.has_start ? s.start : 0;
+    e = s.has_stop ? s.stop : n;
+    if (b < 0) b = std::max<index_t>(b + n, 0);
+    if (b > n) b = n;
+    if (e < 0) e = std::max<index_t>(e + n, 0);
+    if (e > n) e = n;
+    start = b;
+    return e > b ? (e - b + st - 1) / st : 0;
+  }
+  b = s.has_start ? s.start : n - 1;
+  e = s.has_stop ? s.stop : -1;
+  if (s.has_start) {
+    if (b < 0) b = std::max<index_t>(b + n, -1);
+    if (b >= n) b = n - 1;
+  }
+  if (s.has_stop) {
+    if (e < 0) e = std::max<index_t>(e + n, -1);
+    if (e >= n) e = n - 1;
+  }
+  start = b;
+  return b > e ? (b - e - st - 1) / (-st) : 0;
+}
+
+// ---- basic indexing: a view --------------------------------------------------
+template <class I> struct index_rank_delta;  // how many result axes an index item makes
+template <> struct index_rank_delta<Slice> { static constexpr int out = 1, in = 1; };
+template <> struct index_rank_delta<None> { static constexpr int out = 1, in = 0; };
+template <class I> struct index_rank_delta { static constexpr int out = 0, in = 1; };  // integers
+
+template <class... I>
+inline constexpr int view_rank(int n) {
+  return n - (index_rank_delta<I>::in + ... + 0) + (index_rank_delta<I>::out + ... + 0);
+}
+
+template <int M, class T, int N>
+struct ViewBuilder {
+  const Array<T, N>& a;
+  Array<T, M> out;
+  int in = 0, o = 0;
+  index_t off = 0;
+  void item(Slice s) {
+    index_t start;
+    index_t len = adjust(s, a.shape[in], start);
+    off += start * a.strides[in];
+    out.shape[o] = len;
+    out.strides[o] = a.strides[in] * s.step;
+    ++in, ++o;
+  }
+  void item(None) {
+    out.shape[o] = 1;
+    out.strides[o] = 0;
+    ++o;
+  }
+  template <class I>
+  void item(I i) {
+    off += wrap(static_cast<index_t>(i), a.shape[in], in) * a.strides[in];
+    ++in;
+  }
+};
+
+template <class T, int N, class... I>
+auto view(const Array<T, N>& a, I... items) {
+  constexpr int M = view_rank<I...>(N);
+  ViewBuilder<M, T, N> b{a, {}};
+  (b.item(items), ...);
+  for (; b.in < N; ++b.in, ++b.o) {  // trailing axes are kept whole
+    b.out.shape[b.o] = a.shape[b.in];
+    b.out.strides[b.o] = a.strides[b.in];
+  }
+  b.out.data = a.data + b.off;
+  b.out.owner = a.owner;
+  return b.out;
+}
+
+// ---- boolean masks (copies) -------------------------------------------------
+template <class T, int N, int K>
+Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
+  for (int k = 0; k < K; ++k)
+    if (m.shape[k] != a.shape[k])
+      raise("IndexError", "boolean index did not match indexed array along axis " + std::to_string(k) +
+                              "; size of axis is " + std::to_string(a.shape[k]) +
+                              " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
+  index_t count = 0;
+  for_each_offset(m, [&](index_t off) { count += m.data[off] ? 1 : 0; });
+  std::array<index_t, N - K + 1> shape{};
+  shape[0] = count;
+  index_t inner = 1;
+  for (int k = K; k < N; ++k) {
+    shape[k - K + 1] = a.shape[k];
+    inner *= a.shape[k];
+  }
+  Array<T, N - K + 1> out = empty<T, N - K + 1>(shape);
+  // walk the mask and the first K axes of a together
+  Array<T, K> lead;
+  lead.data = a.data;
+  for (int k = 0; k < K; ++k) lead.shape[k] = a.shape[k], lead.strides[k] = a.strides[k];
+  Array<T, N - K> rest;
+  for (int k = K; k < N; ++k) rest.shape[k - K] = a.shape[k], rest.strides[k - K] = a.strides[k];
+  index_t j = 0;
+  std::vector<index_t> lead_offs, mask_offs;
+  for_each_offset(lead, [&](index_t off) { lead_offs.push_back(off); });
+  for_each_offset(m, [&](index_t off) { mask_offs.push_back(off); });
+  for (size_t q = 0; q < mask_offs.size(); ++q) {
+    if (!m.data[mask_offs[q]]) continue;
+    rest.data = a.data + lead_offs[q];
+    for_each_offset(rest, [&](index_t off) { out.data[j++] = rest.data[off]; });
+  }
+  (void)inner;
+  return out;
+}
+
+template <class T, int N, int K, class V>
+void mask_assign(const Array<T, N>& a, const Array<bool, K>& m, const V& value) {
+  static_assert(K == N, "masked assignment needs a mask of the array's full rank");
+  for (int k = 0; k < K; ++k)
+    if (m.shape[k] != a.shape[k])
+      raise("IndexError", "boolean index did not match indexed array along axis " + std::to_string(k) +
+                              "; size of axis is " + std::to_string(a.shape[k]) +
+                              " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
+  std::vector<index_t> a_offs, m_offs;
+  for_each_offset(a, [&](index_t off) { a_offs.push_back(off); });
+  for_each_offset(m, [&](index_t off) { m_offs.push_back(off); });
+  if constexpr (is_array_v<V>) {
+    index_t count = 0;
+    for (auto off : m_offs) count += m.data[off] ? 1 : 0;
+    auto v = copy(value);
+    index_t n = v.size();
+    if (n != count && n != 1)
+      raise("ValueError", "NumPy boolean array indexing assignment cannot assign " + std::to_string(n) +
+                              " input values to the " + std::to_string(count) + " output values where the mask is true");
+    index_t j = 0;
+    for (size_t q = 0; q < m_offs.size(); ++q)
+      if (m.data[m_offs[q]]) a.data[a_offs[q]] = static_cast<T>(v.data[n == 1 ? 0 : j++]);
+  } else {
+    for (size_t q = 0; q < m_offs.size(); ++q)
+      if (m.data[m_offs[q]]) a.data[a_offs[q]] = static_cast<T>(value);
+  }
+}
+
+// ---- integer-array indexing along one axis (copies) --------------------------
+template <int P, class T, int N, class I, int K>
+Array<T, N - 1 + K> take_axis(const Array<T, N>& a, const Array<I, K>& idx) {
+  constexpr int R = N - 1 + K;
+  std::array<index_t, R> shape{};
+  for (int k = 0; k < P; ++k) shape[k] = a.shape[k];
+  for (int k = 0; k < K; ++k) shape[P + k] = idx.shape[k];
+  for (int k = P + 1; k < N; ++k) shape[k - 1 + K] = a.shape[k];
+  Array<T, R> out = empty<T, R>(shape);
+  // out[before..., j..., after...] = a[before..., idx[j...], after...]
+  index_t j = 0;
+  std::array<index_t, R> pos{};
+  const index_t total = out.size();
+  for (index_t flat = 0; flat < total; ++flat) {
+    index_t rem = flat;
+    for (int k = R - 1; k >= 0; --k) {
+      pos[k] = shape[k] ? rem % shape[k] : 0;
+      rem = shape[k] ? rem / shape[k] : 0;
+    }
+    index_t ioff = 0;
+    for (int k = 0; k < K; ++k) ioff += pos[P + k] * idx.strides[k];
+    index_t src = 0;
+    for (int k = 0; k < P; ++k) src += pos[k] * a.strides[k];
+    src += wrap_checked(static_cast<index_t>(idx.data[ioff]), a.shape[P], P) * a.strides[P];
+    for (int k = P + 1; k < N; ++k) src += pos[k - 1 + K] * a.strides[k];
+    out.data[j++] = a.data[src];
+  }
+  return out;
+}
+
+template <int P, class T, int N, class I, int K, class V>
+void put_axis(const Array<T, N>& a, const Array<I, K>& idx, const V& value) {
+  constexpr int R = N - 1 + K;
+  std::array<index_t, R> shape{};
+  for (int k = 0; k < P; ++k) shape[k] = a.shape[k];
+  for (int k = 0; k < K; ++k) shape[P + k] = idx.shape[k];
+  for (int k = P + 1; k < N; ++k) shape[k - 1 + K] = a.shape[k];
+  // broadcast the value to the selection's shape first (as NumPy does)
+  Array<T, R> vals = empty<T, R>(shape);
+  map_into(vals, [](auto v) { return v; }, value);
+  index_t total = vals.size();
+  std::array<index_t, R> pos{};
+  for (index_t flat = 0; flat < total; ++flat) {
+    index_t rem = flat;
+    for (int k = R - 1; k >= 0; --k) {
+      pos[k] = shape[k] ? rem % shape[k] : 0;
+      rem = shape[k] ? rem / shape[k] : 0;
+    }
+    index_t ioff = 0;
+    for (int k = 0; k < K; ++k) ioff += pos[P + k] * idx.strides[k];
+    index_t dst = 0;
+    for (int k = 0; k < P; ++k) dst += pos[k] * a.strides[k];
+    dst += wrap_checked(static_cast<index_t>(idx.data[ioff]), a.shape[P], P) * a.strides[P];
+    for (int k = P + 1; k < N; ++k) dst += pos[k - 1 + K] * a.strides[k];
+    a.data[dst] = vals.data[flat];
+  }
+}
+
+// a[...] = value through a view (value: scalar or broadcastable array)
+template <class T, int N, class V>
+void assign(const Array<T, N>& dst, const V& value) {
+  map_into(dst, [](auto v) { return v; }, value);
+}
+
+}  // namespace ep

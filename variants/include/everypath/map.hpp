@@ -1,0 +1,180 @@
+// Fused element-wise evaluation with NumPy broadcasting.
+// ep::map<Out, N>(f, operands...) evaluates f over the broadcast shape of the
+// operands (arrays of rank <= N, or scalars) into a new array; ep::map_into
+// writes into an existing array (in-place operators, assignment). The
+// emitter fuses whole expression trees into one f, so no temporaries are made.
+#pragma once
+
+#include <string>
+
+#include "array.hpp"
+
+namespace ep {
+
+template <int N, class A>
+inline void broadcast_into(std::array<index_t, N>& out, const A& a, bool& ok) {
+  if constexpr (is_array_v<A>) {
+    constexpr int M = std::decay_t<A>::ndim;
+    static_assert(M <= N, "operand rank exceeds result rank");
+    for (int k = 0; k < M; ++k) {
+      index_t& o = out[N - M + k];
+      index_t d = a.shape[k];
+      if (o == 1) o = d;
+      else if (d != 1 && d != o) ok = false;
+    }
+  }
+}
+
+template <class A>
+inline void shapes_text(std::string& s, const A& a) {
+  if constexpr (is_array_v<A>) s += shape_str(a) + " ";
+  else s += "() ";
+}
+
+template <int N, class... Ops>
+std::array<index_t, N> broadcast_shape(const Ops&... ops) {
+  std::array<index_t, N> out;
+  out.fill(1);
+  bool ok = true;
+  (broadcast_into<N>(out, ops, ok), ...);
+  if (!ok) {
+    std::string s;
+    (shapes_text(s, ops), ...);
+    raise("ValueError", "operands could not be broadcast together with shapes " + s);
+  }
+  return out;
+}
+
+// Strides of an operand seen through the broadcast result shape (0 = repeated).
+template <int N, class A>
+inline std::array<index_t, N> broadcast_strides(const A& a, const std::array<index_t, N>& shape) {
+  std::array<index_t, N> st{};
+  if constexpr (is_array_v<A>) {
+    constexpr int M = std::decay_t<A>::ndim;
+    for (int k = 0; k < M; ++k) st[N - M + k] = (a.shape[k] == 1 && shape[N - M + k] != 1) ? 0 : a.strides[k];
+  }
+  return st;
+}
+
+template <class A, int N>
+inline bool same_contiguous(const A& a, const std::array<index_t, N>& shape) {
+  if constexpr (is_array_v<A>) {
+    constexpr int M = std::decay_t<A>::ndim;
+    if (M != N) return false;
+    for (int k = 0; k < M; ++k)
+      if (a.shape[k] != shape[k]) return false;
+    return a.contiguous();
+  } else {
+    return true;
+  }
+}
+
+template <class A>
+inline decltype(auto) flat_get(const A& a, index_t i) {
+  if constexpr (is_array_v<A>) return a.data[i];
+  else return a;
+}
+
+template <class A>
+inline decltype(auto) off_get(const A& a, index_t off) {
+  if constexpr (is_array_v<A>) return a.data[off];
+  else return a;
+}
+
+// The strided N-d walk shared by map and map_into: calls body(dst_off, op_offs...)
+template <int N, class Body, class... Ops>
+inline void walk(const std::array<index_t, N>& shape, const std::array<index_t, N>& dst_strides, Body&& body,
+                 const Ops&... ops) {
+  constexpr size_t K = sizeof...(Ops);
+  std::array<std::array<index_t, N>, K> st{broadcast_strides<N>(ops, shape)...};
+  if constexpr (N == 0) {
+    std::array<index_t, K> offs{};
+    body(index_t{0}, offs);
+  } else {
+    for (int k = 0; k < N; ++k)
+      if (shape[k] == 0) return;
+    std::array<index_t, N> idx{};
+    const index_t inner = shape[N - 1];
+    while (true) {
+      index_t dbase = 0;
+      std::array<index_t, K> base{};
+      for (int k = 0; k < N - 1; ++k) {
+        dbase += idx[k] * dst_strides[k];
+        for (size_t j = 0; j < K; ++j) base[j] += idx[k] * st[j][k];
+      }
+      for (index_t i = 0; i < inner; ++i) {
+        std::array<index_t, K> offs;
+        for (size_t j = 0; j < K; ++j) offs[j] = base[j] + i * st[j][N - 1];
+        body(dbase + i * dst_strides[N - 1], offs);
+      }
+      int k = N - 2;
+      for (; k >= 0; --k) {
+        if (++idx[k] < shape[k]) break;
+        idx[k] = 0;
+      }
+      if (k < 0) return;
+    }
+  }
+}
+
+template <class F, class Tuple, size_t... J>
+inline auto apply_offs(F& f, const Tuple& ops, const std::array<index_t, sizeof...(J)>& offs, std::index_sequence<J...>) {
+  return f(off_get(std::get<J>(ops), offs[J])...);
+}
+
+template <class Out, int N, class F, class... Ops>
+Array<Out, N> map(F f, const Ops&... ops) {
+  auto shape = broadcast_shape<N>(ops...);
+  Array<Out, N> out = empty<Out, N>(shape);
+  const index_t n = out.size();
+  if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
+    Out* __restrict o = out.data;
+    for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_get(ops, i)...));
+    return out;
+  }
+  auto tup = std::tie(ops...);
+  walk<N>(shape, out.strides, [&](index_t d, const auto& offs) {
+    out.data[d] = static_cast<Out>(apply_offs(f, tup, offs, std::index_sequence_for<Ops...>{}));
+  }, ops...);
+  return out;
+}
+
+template <class A, class D>
+inline auto detach_if_overlapping(const A& a, const D& dst) {
+  if constexpr (is_array_v<A>) {
+    // NumPy gives as-if-copied semantics when an operand overlaps the output
+    // in any other way than being exactly the output view itself.
+    bool same = false;
+    if constexpr (std::decay_t<A>::ndim == D::ndim) same = a.data == dst.data && a.strides == dst.strides;
+    if (!same && overlaps(a, dst)) return copy(a);
+    return a;
+  } else {
+    return a;
+  }
+}
+
+template <class T, int N, class F, class... Ops>
+void map_into_impl(const Array<T, N>& dst, F& f, const Ops&... ops) {
+  auto shape = broadcast_shape<N>(dst, ops...);
+  if (shape != dst.shape) {
+    std::string s = shape_str(shape.data(), N);
+    raise("ValueError", "non-broadcastable output operand with shape " + shape_str(dst) +
+                            " doesn't match the broadcast shape " + s);
+  }
+  const index_t n = dst.size();
+  if (dst.contiguous() && (same_contiguous<Ops, N>(ops, shape) && ...)) {
+    for (index_t i = 0; i < n; ++i) dst.data[i] = static_cast<T>(f(flat_get(ops, i)...));
+    return;
+  }
+  auto tup = std::tie(ops...);
+  walk<N>(shape, dst.strides, [&](index_t d, const auto& offs) {
+    dst.data[d] = static_cast<T>(apply_offs(f, tup, offs, std::index_sequence_for<Ops...>{}));
+  }, ops...);
+}
+
+template <class T, int N, class F, class... Ops>
+void map_into(const Array<T, N>& dst, F f, const Ops&... ops) {
+  map_into_impl(dst, f, detach_if_overlapping(ops, dst)...);
+}
+
+}  // namespace ep

@@ -1,0 +1,6 @@
+"""Placeholder until the family lands (declares nothing yet)."""
+from variants.registry import Registry
+
+
+def declare(reg: Registry) -> None:
+    return None
