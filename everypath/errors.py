@@ -89,6 +89,9 @@ class CompileErrors(CompileError):
     def __str__(self) -> str:
         return self.args[0]
 
+    def with_during(self, context: str) -> "CompileErrors":
+        return CompileErrors([e.with_during(context) for e in self.errors])
+
     def __reduce__(self):
         return (CompileErrors, (self.errors,))
 

@@ -50,13 +50,18 @@ class _Namespace(dict):
         return self._lookup(key)
 
 
-def evaluate_annotation(node: ast.AST | None, lookup: Callable[[str], Any], smap: Callable[[ast.AST], SourceLocation]
-                        ) -> Annotation | None:
-    """Evaluate an annotation expression at compile time (string annotations included)."""
+def evaluate_annotation(node: ast.AST | None, lookup: Callable[[str], Any], smap: Callable[[ast.AST], SourceLocation],
+                        evaluated: Any = None) -> Annotation | None:
+    """Evaluate an annotation expression at compile time (string annotations included).
+
+    ``evaluated`` is the object Python itself already made (from ``__annotations__``),
+    used when it is not a string."""
     if node is None:
         return None
     loc = smap(node)
     text = ast.unparse(node)
+    if evaluated is not None and not isinstance(evaluated, str):
+        return Annotation(evaluated, text, loc)
     expr: ast.AST = node
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         text = node.value

@@ -16,7 +16,7 @@ from lowering.cpp import EmitError, cast, ctype, literal
 from lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, elementwise, getitem, is_elementwise, is_inplace_array, setitem,
 )
-from lowering.infer import TypedFunction, const_type, element_type
+from lowering.infer import TypedFunction, const_type, element_type, static_truth
 from lowering.types import (
     INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, TupleT, Type,
 )
@@ -141,6 +141,7 @@ class FunctionEmitter:
             elif isinstance(t, ArrayT | ListT | TupleT) and self._load_inlinable(n):
                 self.exprs[n] = name
             else:
+                self.mark(n)
                 self.exprs[n] = self._materialize(n, name)
             return
         if op is Opcode.CALL and n.target in ITERATOR_KEYS | {"builtins.range"} and n.users and all(
@@ -170,6 +171,14 @@ class FunctionEmitter:
             setitem(self, n)
             return
         if op is Opcode.IF:
+            known = static_truth(self.spec, n.args[0])
+            if known is not None:  # decided at compile time: only the live branch exists
+                live = n.blocks[0] if known else n.blocks[1]
+                if live.nodes:
+                    self.line("{")
+                    self.nested(live)
+                    self.line("}")
+                return
             self.line(f"if ({self.truth(n.args[0])}) {{")
             self.nested(n.blocks[0])
             if n.blocks[1].nodes:

@@ -201,6 +201,14 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         return "ep::make_slice(" + ", ".join(fe.value(a) for a in n.args) + ")"
     if target == "ep.format":
         return "ep::format(" + ", ".join(fe.value(a) for a in n.args) + ")"
+    if target in ("operator.eq", "operator.ne") and all(isinstance(fe.ty(a), TupleT) for a in n.args):
+        op = "==" if target == "operator.eq" else "!="
+        return f"({fe.value(n.args[0])} {op} {fe.value(n.args[1])})"
+    if target in ("operator.is_", "operator.is_not"):
+        from lowering.types import NoneT
+
+        same = all(isinstance(fe.ty(a), NoneT) for a in n.args)
+        return "true" if same == (target == "operator.is_") else "false"
     if target == "method.append":
         return f"({fe.value(n.args[0])}.append({fe.value(n.args[1])}), ep::None{{}})"
     if is_elementwise(fe, n):

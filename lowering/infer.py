@@ -169,8 +169,11 @@ class ProgramTyper:
             c = ty(n.args[0])
             if isinstance(c, ArrayT):
                 raise TypingError("the truth value of an array is ambiguous; use .any() or .all()")
-            self._block(spec, n.blocks[0].nodes)
-            self._block(spec, n.blocks[1].nodes)
+            known = static_truth(spec, n.args[0])
+            if known is not False:
+                self._block(spec, n.blocks[0].nodes)
+            if known is not True:
+                self._block(spec, n.blocks[1].nodes)
             return None
         if op is Opcode.FOR:
             it = ty(n.args[0])
@@ -249,6 +252,10 @@ class ProgramTyper:
             return SliceT()
         if target == "ep.format":
             return StrT()
+        if target in ("operator.eq", "operator.ne") and all(isinstance(t, TupleT) for t in arg_types):
+            return BOOL  # shape comparisons: a.shape == b.shape
+        if target in ("operator.is_", "operator.is_not"):
+            return BOOL  # only `x is None` reaches here (checked by the frontend); decided at compile time
         if target == "method.append" and isinstance(arg_types[0], ListT):
             lst = n.args[0]
             if lst.op is Opcode.LOAD:
@@ -270,6 +277,25 @@ class ProgramTyper:
                 lst.append(callee)
         spec.callees[n] = callee
         return callee.return_type
+
+
+def static_truth(spec: TypedFunction, cond: Node) -> bool | None:
+    """The value of a condition known at compile time (`x is None`, constants), else None.
+
+    Branches that can never run are neither typed nor emitted, so
+    `if w is None: ... else: w * 2` compiles for both kinds of `w`."""
+    if cond.op is Opcode.CONST and isinstance(cond.target, (bool, int, float, type(None))):
+        return bool(cond.target)
+    if cond.op is Opcode.CALL and cond.target in ("operator.is_", "operator.is_not"):
+        ts = [spec.types.get(a) for a in cond.args]
+        if any(t is None for t in ts):
+            return None
+        same = all(isinstance(t, NoneT) for t in ts)
+        return same if cond.target == "operator.is_" else not same
+    if cond.op is Opcode.CALL and cond.target == "operator.not_":
+        inner = static_truth(spec, cond.args[0])
+        return None if inner is None else not inner
+    return None
 
 
 def bind_arguments(fn: Function, arg_types: list[Type], kw_types: dict[str, Type], n: Node) -> tuple[Type, ...]:

@@ -165,7 +165,7 @@ class FunctionBuilder:
         return block
 
     # ---- entry points --------------------------------------------------
-    def build_def(self, fdef: ast.FunctionDef | ast.Lambda, resolve_annotation: Callable[[ast.AST | None], Any],
+    def build_def(self, fdef: ast.FunctionDef | ast.Lambda, resolve_annotation: Callable[[ast.AST | None, str], Any],
                   defaults: tuple[Any, ...] = ()) -> Function:
         body = fdef.body if isinstance(fdef, ast.FunctionDef) else [ast.Return(value=fdef.body, lineno=fdef.lineno,
                                                                                 col_offset=fdef.col_offset)]
@@ -179,14 +179,14 @@ class FunctionBuilder:
         first_default = len(args) - len(defaults)
         for i, a in enumerate(args):
             default = defaults[i - first_default] if i >= first_default else Param.NO_DEFAULT
-            params.append(Param(a.arg, resolve_annotation(a.annotation), default, self.loc(a)))
+            params.append(Param(a.arg, resolve_annotation(a.annotation, a.arg), default, self.loc(a)))
             node = self.emit(Opcode.PARAM, a.arg, (), self.loc(a))
             self.emit(Opcode.STORE, a.arg, (node,), self.loc(a))
         self.statements(body)
         if not self.block.terminates():
             loc = self.loc(body[-1]) if body else self.loc(fdef)
             self.emit(Opcode.RETURN, None, (self.const(None, loc),), loc)
-        returns = resolve_annotation(fdef.returns) if isinstance(fdef, ast.FunctionDef) else None
+        returns = resolve_annotation(fdef.returns, "return") if isinstance(fdef, ast.FunctionDef) else None
         return Function(
             name=self.name, qualname=self.qualname, module=self.module, filename=self.smap.filename,
             params=params, returns=returns, body=self.block, loc=self.loc(fdef),
@@ -433,7 +433,7 @@ class FunctionBuilder:
         child = FunctionBuilder("<lambda>", f"{self.qualname}.<lambda>", self.module, self.smap, self.lookup_global,
                                 self.on_function, parent=self)
         defaults = tuple(self._default_value(d) for d in e.args.defaults)
-        fn = child.build_def(e, lambda _a: None, defaults)
+        fn = child.build_def(e, lambda _a, _n: None, defaults)
         self._propagate_freevars(fn)
         return self.emit(Opcode.CLOSURE, fn, (), self.loc(e))
 
@@ -675,7 +675,7 @@ class FunctionBuilder:
         child = FunctionBuilder(s.name, f"{self.qualname}.{s.name}", self.module, self.smap, self.lookup_global,
                                 self.on_function, parent=self)
         defaults = tuple(self._default_value(d) for d in s.args.defaults)
-        fn = child.build_def(s, lambda _a: None, defaults)
+        fn = child.build_def(s, lambda _a, _n: None, defaults)
         self._propagate_freevars(fn)
         node = self.emit(Opcode.CLOSURE, fn, (), self.loc(s))
         self.emit(Opcode.STORE, s.name, (node,), self.loc(s))
@@ -719,12 +719,22 @@ def make_global_lookup(pyfunc: types.FunctionType) -> Callable[[str], Any]:
 
 
 def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
-                   resolve_annotation: Callable[[ast.AST | None, Callable[[str], Any], SourceMap], Any]) -> Function:
+                   resolve_annotation: Callable[..., Any]) -> Function:
     """Trace one Python function (not its callees) to IR."""
     fdef, smap = parse_function(pyfunc)
     check_syntax(fdef, smap)
     lookup = make_global_lookup(pyfunc)
     builder = FunctionBuilder(fdef.name, pyfunc.__qualname__, pyfunc.__module__ or "__main__", smap, lookup, on_function)
     defaults = tuple(pyfunc.__defaults__ or ())
-    fn = builder.build_def(fdef, lambda a: resolve_annotation(a, lookup, smap), defaults)
-    return fn
+    evaluated = getattr(pyfunc, "__annotations__", {}) or {}
+
+    def resolve(node: ast.AST | None, name: str) -> Any:
+        # Python already evaluated annotations in the defining scope (which may be
+        # a function's locals we cannot see); reuse those objects, keeping our
+        # own location and text. String annotations are evaluated here.
+        ann = resolve_annotation(node, lookup, smap, evaluated.get(name))
+        return ann
+
+    return builder.build_def(fdef, resolve, defaults)
+
+

@@ -1,0 +1,37 @@
+# everypath: `make demo` runs the main job end to end, `make test` the whole suite.
+# Both start with an idempotent `make setup`.
+SHELL := /bin/bash
+PY := .venv/bin/python
+PIP := .venv/bin/pip
+STAMP := .venv/.installed
+DEB_PACKAGES := g++ make
+export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
+
+.PHONY: setup demo test test-fast bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml setup.py lowering/runtime/runtime.cpp
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing Debian packages:$$missing"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) || \
+	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing); fi
+	@test -x $(PY) || python3 -m venv .venv
+	@$(PIP) install -q --upgrade pip setuptools wheel 2>&1 | grep -v "^WARNING: Location" || true
+	@$(PIP) install -q -e '.[dev,peers]' 2>&1 | grep -v "^WARNING: Location" || true
+	@$(PY) -c "import everypath, lowering._runtime" && touch $(STAMP)
+
+demo: setup
+	$(PY) examples/demo.py
+
+test: setup
+	$(PY) -m pytest -n 2 -q
+
+test-fast: setup
+	$(PY) -m pytest -n 2 -q -m "not slow"
+
+bench: setup
+	$(PY) bench/corpus_bench.py
+
+clean:
+	rm -rf .everypath-cache build *.egg-info lowering/_runtime*.so
