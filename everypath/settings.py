@@ -34,6 +34,12 @@ class Settings:
             s = replace(s, checked=True)
         return s
 
+    def link_flags(self) -> list[str]:
+        import platform
+
+        # libmvec: glibc's vector math (see variants/include/everypath/simd_math.hpp)
+        return ["-lmvec", "-lm"] if platform.system() == "Linux" and platform.machine() == "x86_64" else ["-lm"]
+
     def cxx_flags(self) -> list[str]:
         return [
             "-std=c++20", self.opt, f"-march={self.march}", "-fPIC", "-shared", "-fwrapv",

@@ -57,7 +57,7 @@ def front_key(pyfunc: types.FunctionType, arg_types: tuple[Type, ...] | None, se
         src = pyfunc.__code__.co_code.hex()
     parts = [
         str(FORMAT_VERSION), COMPILER_VERSION, src, pyfunc.__module__ or "", pyfunc.__qualname__,
-        repr(arg_types), " ".join(settings.cxx_flags()), str(settings.checked), compiler_version(settings.cxx),
+        repr(arg_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.checked), compiler_version(settings.cxx),
         headers_digest(), pyfunc.__code__.co_filename, str(_file_digest(pyfunc.__code__.co_filename)),
     ]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
@@ -123,7 +123,7 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     sig = signature(spec, mutated, texts)
     symbol = f"ep_call_{entry_fn.name}"
     source = translation_unit(typer.order, [Entry(symbol, spec)], checked=settings.checked)
-    back = hashlib.sha256("\x00".join([source, " ".join(settings.cxx_flags()), compiler_version(settings.cxx),
+    back = hashlib.sha256("\x00".join([source, " ".join(settings.cxx_flags() + settings.link_flags()), compiler_version(settings.cxx),
                                        headers_digest()]).encode()).hexdigest()
     so_path = settings.cache_dir / "so" / back[:2] / f"{back}.so"
     if not so_path.exists():

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "array.hpp"
+#include "simd_math.hpp"
 
 namespace ep {
 namespace sc {
