@@ -1,0 +1,27 @@
+"""The `everypath` command: mounts each stage's commands."""
+from __future__ import annotations
+
+import click
+
+from everypath import __version__
+
+
+@click.group()
+@click.version_option(__version__, prog_name="everypath")
+def main() -> None:
+    """everypath: compile annotated Python to native code with every implementation path."""
+
+
+def _mount() -> None:
+    from lowering.cli import compile_cmd, cpp_cmd
+    from tracer.cli import trace_cmd
+    from variants.cli import ops_group
+
+    for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group):
+        main.add_command(cmd)
+
+
+_mount()
+
+if __name__ == "__main__":
+    main()
