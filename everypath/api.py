@@ -55,13 +55,18 @@ class CompiledFunction:
     # ---- building ------------------------------------------------------
     def build(self, call_types: tuple[Any, ...] | None = None) -> Any:
         """Compile now (ahead of time) and return the CompiledModule."""
+        from lowering import cache
+
+        hit = cache.lookup(self.py_function, call_types, self.settings)  # no compiler import on a hit
+        if hit is not None:
+            return hit
         from lowering.pipeline import compile_function
 
         return compile_function(self.py_function, self.settings, call_types)
 
     def _bind_native(self, module: Any) -> Callable[..., Any]:
         from lowering import _runtime
-        from lowering.pipeline import CompiledModule
+        from lowering.cache import CompiledModule
 
         assert isinstance(module, CompiledModule)
         sig = dict(module.signature)

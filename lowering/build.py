@@ -23,12 +23,39 @@ class BuildArtifact:
 
 
 @functools.lru_cache(maxsize=8)
-def compiler_version(cxx: str) -> str:
+def compiler_version(cxx: str, cache_dir: str | None = None) -> str:
+    """`cxx --version`, remembered on disk per binary (path, size, mtime): a
+    subprocess per process would cost a warm first call several milliseconds."""
+    import json
+    import shutil
+
+    exe = shutil.which(cxx)
+    if exe is None:
+        raise BuildError(f"C++ compiler '{cxx}' was not found on PATH (make setup installs g++)")
+    st = os.stat(os.path.realpath(exe))
+    stamp = f"{os.path.realpath(exe)}:{st.st_size}:{st.st_mtime_ns}"
+    memo = Path(cache_dir) / "toolchains.json" if cache_dir else None
+    known: dict[str, str] = {}
+    if memo is not None:
+        try:
+            known = json.loads(memo.read_text())
+        except (OSError, ValueError):
+            known = {}
+        if stamp in known:
+            return known[stamp]
     try:
-        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
         raise BuildError(f"C++ compiler '{cxx}' is not usable: {exc}") from None
-    return out.splitlines()[0] if out else cxx
+    version = out.splitlines()[0] if out else cxx
+    if memo is not None:
+        known[stamp] = version
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=memo.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            json.dump(known, f)
+        os.replace(tmp, memo)
+    return version
 
 
 @functools.lru_cache(maxsize=1)

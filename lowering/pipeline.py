@@ -25,43 +25,10 @@ from lowering.effects import mutated_params
 from lowering.infer import ProgramTyper, TypedFunction
 from lowering.signature import signature
 from lowering.types import ArrayT, ScalarT, Type
-from lowering.unit import FORMAT_VERSION, Entry, translation_unit
+from lowering import cache
+from lowering.cache import CompiledModule
+from lowering.unit import Entry, translation_unit
 from tracer.callgraph import trace_program
-
-COMPILER_VERSION = "0.1.0"
-
-
-@dataclass(frozen=True)
-class CompiledModule:
-    """A built entry point: where its shared object is and how to call it."""
-
-    so_path: Path
-    symbol: str
-    signature: dict[str, Any]
-    cpp_path: Path
-    key: str
-    from_cache: bool
-
-
-def _file_digest(path: str) -> str | None:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return None
-
-
-def front_key(pyfunc: types.FunctionType, arg_types: tuple[Type, ...] | None, settings: Settings) -> str:
-    try:
-        src = inspect.getsource(pyfunc)
-    except (OSError, TypeError):
-        src = pyfunc.__code__.co_code.hex()
-    parts = [
-        str(FORMAT_VERSION), COMPILER_VERSION, src, pyfunc.__module__ or "", pyfunc.__qualname__,
-        repr(arg_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.checked), compiler_version(settings.cxx),
-        headers_digest(), pyfunc.__code__.co_filename, str(_file_digest(pyfunc.__code__.co_filename)),
-    ]
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
-
 
 def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tuple[Type, ...], dict[str, str]]:
     out: list[Type] = []
@@ -105,11 +72,10 @@ def _check_return(spec: TypedFunction) -> None:
 
 def compile_function(pyfunc: types.FunctionType, settings: Settings,
                      call_types: tuple[Type | None, ...] | None = None) -> CompiledModule:
-    key = front_key(pyfunc, call_types, settings)
-    manifest_path = settings.cache_dir / "fn" / key[:2] / f"{key}.json"
-    cached = _load_manifest(manifest_path)
+    cached = cache.lookup(pyfunc, call_types, settings)
     if cached is not None:
         return cached
+    key = cache.front_key(pyfunc, call_types, settings)
     program = trace_program(pyfunc)
     entry_fn = program.functions[program.entry]
     arg_types, texts = _resolve_params(entry_fn, call_types)
@@ -123,42 +89,15 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     sig = signature(spec, mutated, texts)
     symbol = f"ep_call_{entry_fn.name}"
     source = translation_unit(typer.order, [Entry(symbol, spec)], checked=settings.checked)
-    back = hashlib.sha256("\x00".join([source, " ".join(settings.cxx_flags() + settings.link_flags()), compiler_version(settings.cxx),
+    back = hashlib.sha256("\x00".join([source, " ".join(settings.cxx_flags() + settings.link_flags()),
+                                       compiler_version(settings.cxx, str(settings.cache_dir)),
                                        headers_digest()]).encode()).hexdigest()
     so_path = settings.cache_dir / "so" / back[:2] / f"{back}.so"
     if not so_path.exists():
         build_shared(source, so_path, settings)
-    deps = {f: _file_digest(f) for f in program.files()}
-    manifest = {"so": str(so_path), "symbol": symbol, "signature": _jsonable(sig), "cpp": str(so_path.with_suffix(".cpp")),
-                "deps": deps, "key": key}
-    _write_atomic(manifest_path, json.dumps(manifest))
-    return CompiledModule(so_path, symbol, sig, so_path.with_suffix(".cpp"), key, from_cache=False)
-
-
-def _jsonable(sig: dict[str, Any]) -> dict[str, Any]:
-    out = dict(sig)
-    out["params"] = [{k: v for k, v in p.items() if k != "default"} | ({"has_default": True} if "default" in p else {})
-                     for p in sig["params"]]
-    return out
-
-
-def _load_manifest(path: Path) -> CompiledModule | None:
-    try:
-        m = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    so = Path(m["so"])
-    if not so.exists() or any(_file_digest(f) != h for f, h in m["deps"].items()):
-        return None
-    return CompiledModule(so, m["symbol"], m["signature"], Path(m["cpp"]), m["key"], from_cache=True)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    module = CompiledModule(so_path, symbol, sig, so_path.with_suffix(".cpp"), key, from_cache=False)
+    cache.store(settings, key, module, {f: cache.file_digest(f) for f in program.files()})
+    return module
 
 
 def ir_text(pyfunc: types.FunctionType, call_types: tuple[Type | None, ...] | None = None, typed: bool = True) -> str:

@@ -9,7 +9,7 @@ from lowering.emit import FunctionEmitter, return_ctype
 from lowering.infer import TypedFunction
 from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
 
-FORMAT_VERSION = 1  # bump when generated code changes meaning: part of every cache key
+from lowering.cache import FORMAT_VERSION
 
 
 @dataclass(frozen=True)

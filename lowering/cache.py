@@ -1,0 +1,97 @@
+"""The compile cache's front door: key a function and find its build without
+importing the compiler (a warm first call must take milliseconds).
+
+Level 1 (this module): a key over the entry's source, the contents of its
+file, argument types, flags, compiler and header versions maps to a
+manifest. Level 2 (pipeline): the generated C++ itself keys the shared
+object, so identical code is built once.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import tempfile
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from everypath.settings import Settings
+from lowering.build import compiler_version, headers_digest
+
+FORMAT_VERSION = 1  # bump when generated code changes meaning
+COMPILER_VERSION = "0.1.0"
+
+
+@dataclass(frozen=True)
+class CompiledModule:
+    """A built entry point: where its shared object is and how to call it."""
+
+    so_path: Path
+    symbol: str
+    signature: dict[str, Any]
+    cpp_path: Path
+    key: str
+    from_cache: bool
+
+
+def file_digest(path: str) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def front_key(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -> str:
+    try:
+        src = inspect.getsource(pyfunc)
+    except (OSError, TypeError):
+        src = pyfunc.__code__.co_code.hex()
+    parts = [
+        str(FORMAT_VERSION), COMPILER_VERSION, src, pyfunc.__module__ or "", pyfunc.__qualname__,
+        repr(call_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.checked),
+        compiler_version(settings.cxx, str(settings.cache_dir)), headers_digest(),
+        pyfunc.__code__.co_filename, str(file_digest(pyfunc.__code__.co_filename)),
+    ]
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
+
+
+def manifest_path(settings: Settings, key: str) -> Path:
+    return settings.cache_dir / "fn" / key[:2] / f"{key}.json"
+
+
+def lookup(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -> CompiledModule | None:
+    """The cached build for this function and these argument types, if still valid."""
+    path = manifest_path(settings, front_key(pyfunc, call_types, settings))
+    try:
+        m = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    so = Path(m["so"])
+    if not so.exists() or any(file_digest(f) != h for f, h in m["deps"].items()):
+        return None  # a file in the call graph changed since: rebuild
+    return CompiledModule(so, m["symbol"], m["signature"], Path(m["cpp"]), m["key"], from_cache=True)
+
+
+def store(settings: Settings, key: str, module: CompiledModule, deps: dict[str, str | None]) -> None:
+    manifest = {"so": str(module.so_path), "symbol": module.symbol, "signature": jsonable(module.signature),
+                "cpp": str(module.cpp_path), "deps": deps, "key": key}
+    write_atomic(manifest_path(settings, key), json.dumps(manifest))
+
+
+def jsonable(sig: dict[str, Any]) -> dict[str, Any]:
+    """Signature without default values (Python objects); they are re-attached from the function."""
+    out = dict(sig)
+    out["params"] = [{k: v for k, v in p.items() if k != "default"} | ({"has_default": True} if "default" in p else {})
+                     for p in sig["params"]]
+    return out
+
+
+def write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
