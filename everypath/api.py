@@ -53,7 +53,7 @@ class CompiledFunction:
         return self if obj is None else functools.partial(self, obj)
 
     # ---- building ------------------------------------------------------
-    def build(self, call_types: tuple[Any, ...] | None = None) -> Any:
+    def build(self, call_types: tuple[Any, ...] | None = None, observation: Any = None) -> Any:
         """Compile now (ahead of time) and return the CompiledModule."""
         from lowering import cache
 
@@ -62,7 +62,22 @@ class CompiledFunction:
             return hit
         from lowering.pipeline import compile_function
 
-        return compile_function(self.py_function, self.settings, call_types)
+        return compile_function(self.py_function, self.settings, call_types, observation)
+
+    def _observe(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Run the Python function once in the sandbox on this call's inputs (see tracer.sandbox)."""
+        if not self.options.sandbox:
+            return None
+        import warnings
+
+        from tracer.sandbox import SandboxError, observe
+
+        try:
+            return observe(self.py_function, args, kwargs)
+        except SandboxError as exc:
+            warnings.warn(f"everypath: {self.__qualname__}: no sandboxed observation ({exc}); "
+                          "compiling from static inference alone", RuntimeWarning, stacklevel=3)
+            return None
 
     def _bind_native(self, module: Any) -> Callable[..., Any]:
         from lowering import _runtime
@@ -104,7 +119,12 @@ class CompiledFunction:
             key = tuple(describe_value_type(v) for v in bound)
             native = self._by_types.get(key)
             if native is None:
-                native = self._bind_native(self.build(key))
+                from lowering import cache
+
+                module = cache.lookup(self.py_function, key, self.settings)
+                if module is None:
+                    module = self.build(key, self._observe(args, kwargs))
+                native = self._bind_native(module)
                 self._by_types[key] = native
             return native
 

@@ -70,8 +70,35 @@ def _check_return(spec: TypedFunction) -> None:
                           (f"checking the return type of {spec.fn.qualname}",))
 
 
+def check_observation(spec: TypedFunction, obs: Any) -> None:
+    """Static inference must agree with what the sandboxed run saw; disagreement is an error, never a wrong build."""
+    from lowering.types import NoneT, join
+
+    def agrees(inferred: Any, seen: Any) -> bool:
+        if seen is None or isinstance(seen, NoneT) or inferred is None:
+            return True
+        if isinstance(inferred, ScalarT) and isinstance(seen, ScalarT):
+            j = join(ScalarT(inferred.dtype), ScalarT(seen.dtype))
+            return j is not None and j.dtype is inferred.dtype
+        j = join(inferred, seen)
+        return j == inferred
+
+    for name, seen in sorted(obs.locals.items()):
+        inferred = spec.var_types.get(name)
+        for t in seen:
+            if not agrees(inferred, t):
+                loc = spec.fn.locals.get(name, spec.fn.loc)
+                raise CompileError.at(loc if loc.lineno else spec.fn.loc,
+                                      f"inference says '{name}' is {inferred}, but running the function on these "
+                                      f"arguments gave {t}", (f"checking {spec.fn.qualname} against a sandboxed run",))
+    if obs.result is not None and not agrees(spec.return_type, obs.result):
+        raise CompileError.at(spec.fn.loc, f"inference says the result is {spec.return_type}, but running the "
+                                           f"function gave {obs.result}",
+                              (f"checking {spec.fn.qualname} against a sandboxed run",))
+
+
 def compile_function(pyfunc: types.FunctionType, settings: Settings,
-                     call_types: tuple[Type | None, ...] | None = None) -> CompiledModule:
+                     call_types: tuple[Type | None, ...] | None = None, observation: Any = None) -> CompiledModule:
     cached = cache.lookup(pyfunc, call_types, settings)
     if cached is not None:
         return cached
@@ -85,6 +112,8 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     except CompileError as exc:
         raise exc.with_during(f"compiling {pyfunc.__qualname__}") from None
     _check_return(spec)
+    if observation is not None:
+        check_observation(spec, observation)
     mutated = mutated_params(typer.order)[spec]
     sig = signature(spec, mutated, texts)
     symbol = f"ep_call_{entry_fn.name}"
