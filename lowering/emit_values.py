@@ -73,8 +73,8 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
     ins, out = dts[:-1], dts[-1]
     args = ", ".join(cast(e, t, d) for (e, t), d in zip(operands, ins))
     expr = f"ep::sc::{uf.cpp}<{ins[0].cpp}>({args})"
-    if out is not ins[0] and not (out is DType.BOOL):
-        expr = cast(expr, ScalarT(ins[0]), out)
+    if out is not ins[0] and out is not DType.BOOL:
+        expr = f"ep::to<{out.cpp}>({expr})"  # the C++ result type may differ from the loop input (abs of complex)
     if out is not result.dtype:
         expr = cast(expr, ScalarT(out), result.dtype)
     return expr

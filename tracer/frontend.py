@@ -732,8 +732,13 @@ def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
         # Python already evaluated annotations in the defining scope (which may be
         # a function's locals we cannot see); reuse those objects, keeping our
         # own location and text. String annotations are evaluated here.
-        ann = resolve_annotation(node, lookup, smap, evaluated.get(name))
-        return ann
+        if node is None and name in evaluated:  # annotations set programmatically (fn.__annotations__ = ...)
+            from lowering.annotations import Annotation
+
+            obj = evaluated[name]
+            text = obj if isinstance(obj, str) else getattr(obj, "__name__", None) or repr(obj)
+            return Annotation(obj, str(text).replace("numpy.", "np."), smap(fdef))
+        return resolve_annotation(node, lookup, smap, evaluated.get(name))
 
     return builder.build_def(fdef, resolve, defaults)
 

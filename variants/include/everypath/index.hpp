@@ -120,7 +120,7 @@ struct ViewBuilder {
   void item(Slice s) {
     index_t start;
     index_t len = adjust(s, a.shape[in], start);
-    off += start * a.strides[in];
+    if (len > 0) off += start * a.strides[in];  // an empty view keeps a pointer inside its base
     out.shape[o] = len;
     out.strides[o] = a.strides[in] * s.step;
     ++in, ++o;

@@ -16,6 +16,14 @@
 #include "simd_math.hpp"
 
 namespace ep {
+
+// Value conversion as NumPy casts: complex -> real keeps the real part.
+template <class T, class S>
+inline T to(S x) {
+  if constexpr (is_complex_v<S> && !is_complex_v<T>) return static_cast<T>(x.real());
+  else return static_cast<T>(x);
+}
+
 namespace sc {
 
 template <class T>
@@ -25,8 +33,30 @@ inline constexpr bool is_real_v = std::is_floating_point_v<T>;
 
 template <class T> inline T add(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a || b; else return a + b; }
 template <class T> inline T sub(T a, T b) { return a - b; }
-template <class T> inline T mul(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a && b; else return a * b; }
-template <class T> inline T truediv(T a, T b) { return a / b; }
+template <class T>
+inline T mul(T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) return a && b;
+  else if constexpr (is_complex_v<T>)  // NumPy's (and Python's) plain formula, no C99 inf recovery
+    return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+  else return a * b;
+}
+template <class T>
+inline T truediv(T a, T b) {
+  if constexpr (is_complex_v<T>) {  // NumPy's Smith division, bit for bit (loops.c.src)
+    using R = typename T::value_type;
+    const R ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+    const R abr = std::fabs(br), abi = std::fabs(bi);
+    if (abr >= abi) {
+      if (abr == 0 && abi == 0) return T(ar / abr, ai / abr);
+      const R rat = bi / br, scl = R(1) / (br + bi * rat);
+      return T((ar + ai * rat) * scl, (ai - ar * rat) * scl);
+    }
+    const R rat = br / bi, scl = R(1) / (bi + br * rat);
+    return T((ar * rat + ai) * scl, (ai * rat - ar) * scl);
+  } else {
+    return a / b;
+  }
+}
 
 // npy_divmod: floor division and modulo with Python's sign rules, NaN/inf like NumPy
 template <class T>
@@ -229,9 +259,20 @@ inline constexpr bool is_float_v = std::is_floating_point_v<T>;
 
 template <class T>
 inline auto truediv(T a, T b) {
-  if constexpr (is_complex_v<T>) {
-    if (b == T(0)) raise("ZeroDivisionError", "complex division by zero");
-    return a / b;
+  if constexpr (is_complex_v<T>) {  // CPython's _Py_c_quot
+    const double ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+    const double abr = std::fabs(br), abi = std::fabs(bi);
+    if (abr >= abi) {
+      if (abr == 0.0) raise("ZeroDivisionError", "complex division by zero");
+      const double ratio = bi / br, denom = br + bi * ratio;
+      return T((ar + ai * ratio) / denom, (ai - ar * ratio) / denom);
+    }
+    if (abi >= abr) {
+      const double ratio = br / bi, denom = br * ratio + bi;
+      return T((ar * ratio + ai) / denom, (ai * ratio - ar) / denom);
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return T(nan, nan);
   } else if constexpr (is_float_v<T>) {
     if (b == 0) raise("ZeroDivisionError", "float division by zero");
     return a / b;
@@ -265,7 +306,9 @@ inline T power(T a, T b) {
     if (a == 0 && b < 0) raise("ZeroDivisionError", "0.0 cannot be raised to a negative power");
     if (a < 0 && std::floor(b) != b)
       raise("ValueError", "negative number raised to a fractional power is complex; use complex operands in compiled code");
-    return std::pow(a, b);
+    T r = std::pow(a, b);
+    if (std::isinf(r) && std::isfinite(a) && std::isfinite(b)) raise("OverflowError", "(34, 'Numerical result out of range')");
+    return r;
   } else {
     return std::pow(a, b);
   }
