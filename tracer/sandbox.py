@@ -45,10 +45,24 @@ def observe(pyfunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = 
             cpu_seconds: int = 20, memory_mb: int = 4096) -> Observation:
     import cloudpickle
 
+    import importlib.util
+
+    module = sys.modules.get(getattr(pyfunc, "__module__", "") or "")
+    by_value = False
+    if module is not None and module.__name__ != "__main__":
+        try:  # a module a fresh interpreter cannot import travels by value
+            by_value = importlib.util.find_spec(module.__name__) is None
+        except (ImportError, ValueError):
+            by_value = True
     try:
+        if by_value:
+            cloudpickle.register_pickle_by_value(module)
         payload = cloudpickle.dumps((pyfunc, args, kwargs or {}, cpu_seconds, memory_mb))
     except Exception as exc:
         raise SandboxError(f"cannot send the function to the sandbox: {exc}") from None
+    finally:
+        if by_value:
+            cloudpickle.unregister_pickle_by_value(module)
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     try:

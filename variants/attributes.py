@@ -1,4 +1,10 @@
-"""Attributes of arrays and scalars: typing and C++ lowering."""
+"""Attributes of values (``a.shape``, ``a.T``, ``z.real``, ...): typing and lowering.
+
+``attribute_type(base, name)`` is the type of ``base.name`` (TypingError with
+Python's AttributeError message for unknown names); ``attribute_lower``
+writes it in C++ given the base's C++ expression (used once per helper call;
+the helpers live in variants/include/everypath/ops/shape.hpp).
+"""
 from __future__ import annotations
 
 from typing import Callable
@@ -6,7 +12,24 @@ from typing import Callable
 from lowering.types import FLOAT, INT, ArrayT, DType, DTypeT, ScalarT, TupleT, Type
 from variants.registry import TypingError
 
-_REAL = {DType.COMPLEX64: DType.FLOAT32, DType.COMPLEX128: DType.FLOAT64}
+_REAL_OF = {DType.COMPLEX64: DType.FLOAT32, DType.COMPLEX128: DType.FLOAT64}
+
+_ARRAY_ATTRS = ("shape", "ndim", "size", "dtype", "T", "mT", "real", "imag", "itemsize", "nbytes")
+_SCALAR_ATTRS = ("real", "imag", "dtype", "ndim", "shape", "size", "itemsize", "nbytes", "T")
+
+
+def _owner_name(t: Type) -> str:
+    if isinstance(t, ArrayT):
+        return "numpy.ndarray"
+    if isinstance(t, ScalarT):
+        return {DType.BOOL: "bool", DType.INT64: "int", DType.FLOAT64: "float",
+                DType.COMPLEX128: "complex"}[t.dtype] if t.weak else f"numpy.{t.dtype}"
+    return {"TupleT": "tuple", "ListT": "list", "NoneT": "NoneType", "StrT": "str", "SliceT": "slice",
+            "RangeT": "range", "DTypeT": "numpy.dtype", "FuncT": "function"}.get(type(t).__name__, str(t))
+
+
+def _no_attr(base: Type, name: str) -> TypingError:
+    return TypingError(f"'{_owner_name(base)}' object has no attribute '{name}'")
 
 
 def attribute_type(base: Type, name: str) -> Type:
@@ -19,40 +42,81 @@ def attribute_type(base: Type, name: str) -> Type:
             return DTypeT(base.dtype)
         if name == "T":
             return base
+        if name == "mT":
+            if base.ndim < 2:
+                raise TypingError("matrix transpose with ndim < 2 is undefined")
+            return base
         if name in ("real", "imag"):
-            return ArrayT(_REAL.get(base.dtype, base.dtype), base.ndim)
-        raise TypingError(f"'numpy.ndarray' object has no attribute '{name}' (or it is not supported yet)")
+            return ArrayT(_REAL_OF.get(base.dtype, base.dtype), base.ndim)
+        raise _no_attr(base, name)
     if isinstance(base, ScalarT):
         if name in ("real", "imag"):
-            dt = _REAL.get(base.dtype, base.dtype)
-            return FLOAT if base.weak and base.dtype.is_complex else ScalarT(dt, base.weak)
-        raise TypingError(f"'{base}' object has no attribute '{name}'")
-    raise TypingError(f"'{base}' object has no attribute '{name}'")
+            if base.weak:
+                if base.dtype is DType.COMPLEX128:
+                    return FLOAT
+                return INT if base.dtype is DType.BOOL else base  # True.real == 1
+            return ScalarT(_REAL_OF.get(base.dtype, base.dtype))
+        if not base.weak:
+            if name == "dtype":
+                return DTypeT(base.dtype)
+            if name == "shape":
+                return TupleT(())
+            if name in ("ndim", "size", "itemsize", "nbytes"):
+                return INT
+            if name == "T":
+                return base
+        raise _no_attr(base, name)
+    raise _no_attr(base, name)
 
 
-def attribute_lower(base_t: Type, base: str, name: str, result: Type, ctype: Callable[[Type], str]) -> str:
-    if isinstance(base_t, ArrayT):
-        n = base_t.ndim
+def attribute_lower(base_type: Type, base_expr: str, name: str, result: Type, ctype: Callable[[Type], str]) -> str:
+    if isinstance(base_type, ArrayT):
+        e = base_expr
         if name == "shape":
-            return "std::make_tuple(" + ", ".join(f"int64_t({base}.shape[{k}])" for k in range(n)) + ")"
+            return f"ep::shape_tuple({e})"
         if name == "ndim":
-            return f"int64_t({n})"
+            return f"int64_t{{{base_type.ndim}}}"
         if name == "size":
-            return f"int64_t({base}.size())"
+            return f"static_cast<int64_t>(({e}).size())"
         if name == "itemsize":
-            return f"int64_t(sizeof({base_t.dtype.cpp}))"
+            return f"int64_t{{{base_type.dtype.np.itemsize}}}"
         if name == "nbytes":
-            return f"int64_t({base}.size() * sizeof({base_t.dtype.cpp}))"
+            return f"static_cast<int64_t>(({e}).size() * {base_type.dtype.np.itemsize})"
         if name == "dtype":
-            return "ep::None{}"
+            return f"{ctype(result)}{{}}"
         if name == "T":
-            return f"ep::transpose({base})"
-        if name in ("real", "imag"):
-            if base_t.dtype.is_complex:
-                return f"ep::complex_part<{1 if name == 'imag' else 0}>({base})"
-            return base if name == "real" else f"ep::full<{base_t.dtype.cpp}, {n}>({base}.shape, 0)"
-    if isinstance(base_t, ScalarT) and name in ("real", "imag"):
-        if base_t.dtype.is_complex:
-            return f"({base}).{name}()"
-        return base if name == "real" else f"{base_t.dtype.cpp}(0)"
-    raise TypingError(f"attribute {name} cannot be lowered")
+            return f"ep::transpose({e})"
+        if name == "mT":
+            n = base_type.ndim
+            axes = ", ".join(str(k) for k in (*range(n - 2), n - 1, n - 2))
+            return f"ep::transpose_axes<{axes}>({e})"
+        if name == "real":
+            return f"ep::real_of({e})"
+        if name == "imag":
+            return f"ep::imag_of({e})"
+    if isinstance(base_type, ScalarT):
+        e = base_expr
+        if name == "real":
+            if base_type.weak and base_type.dtype is DType.BOOL:
+                return f"static_cast<int64_t>({e})"
+            return f"ep::scalar_real({e})"
+        if name == "imag":
+            if base_type.weak and base_type.dtype is DType.BOOL:
+                return "int64_t{0}"
+            return f"ep::scalar_imag({e})"
+        if name == "dtype":
+            return f"{ctype(result)}{{}}"
+        if name == "shape":
+            return "std::tuple<>{}"
+        if name in ("ndim",):
+            return "int64_t{0}"
+        if name == "size":
+            return "int64_t{1}"
+        if name in ("itemsize", "nbytes"):
+            return f"int64_t{{{base_type.dtype.np.itemsize}}}"
+        if name == "T":
+            return e
+    raise AssertionError(f"attribute {name} of {base_type} was not typed")
+
+
+__all__ = ["attribute_type", "attribute_lower"]

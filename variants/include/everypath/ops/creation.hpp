@@ -51,7 +51,7 @@ std::array<index_t, N> to_shape(const S& s) {
     for (int k = 0; k < N; ++k) out[k] = static_cast<index_t>(s[k]);
   } else if constexpr (is_list<S>::value) {
     if (s.size() != N) raise("ValueError", "shape has " + std::to_string(s.size()) + " entries, expected " + std::to_string(N));
-    for (int k = 0; k < N; ++k) out[k] = static_cast<index_t>(s[k]);
+    for (int k = 0; k < N; ++k) out[k] = static_cast<index_t>((*s.items)[static_cast<size_t>(k)]);
   } else {
     static_assert(sizeof(S) == 0, "unsupported shape type");
   }
@@ -77,6 +77,35 @@ inline To elem_cast(const From& x) {
   } else {
     return static_cast<To>(x);
   }
+}
+
+template <class T>
+constexpr const char* np_name() {
+  if constexpr (std::is_same_v<T, bool>) return "bool";
+  else if constexpr (std::is_same_v<T, int8_t>) return "int8";
+  else if constexpr (std::is_same_v<T, int16_t>) return "int16";
+  else if constexpr (std::is_same_v<T, int32_t>) return "int32";
+  else if constexpr (std::is_same_v<T, int64_t>) return "int64";
+  else if constexpr (std::is_same_v<T, uint8_t>) return "uint8";
+  else if constexpr (std::is_same_v<T, uint16_t>) return "uint16";
+  else if constexpr (std::is_same_v<T, uint32_t>) return "uint32";
+  else if constexpr (std::is_same_v<T, uint64_t>) return "uint64";
+  else if constexpr (std::is_same_v<T, float>) return "float32";
+  else if constexpr (std::is_same_v<T, double>) return "float64";
+  else if constexpr (std::is_same_v<T, std::complex<float>>) return "complex64";
+  else return "complex128";
+}
+
+// A Python int stored into an integer dtype: NumPy 2 raises when it does not fit.
+template <class T>
+inline T checked_int(int64_t v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    bool ok;
+    if constexpr (std::is_unsigned_v<T>) ok = v >= 0 && static_cast<uint64_t>(v) <= std::numeric_limits<T>::max();
+    else ok = v >= static_cast<int64_t>(std::numeric_limits<T>::min()) && v <= static_cast<int64_t>(std::numeric_limits<T>::max());
+    if (!ok) raise("OverflowError", "Python integer " + std::to_string(v) + " out of bounds for " + np_name<T>());
+  }
+  return static_cast<T>(v);
 }
 
 // A converted copy (or the array itself when the dtype already matches).
@@ -154,6 +183,7 @@ Array<T, 1> arange(A start, B stop, C step) {
   if (std::isinf(q) || q > 9.2e18) raise("ValueError", "Maximum allowed size exceeded");
   double c = std::ceil(q);
   index_t n = c > 0 ? static_cast<index_t>(c) : 0;
+  if (q == 0.0 && stop != start) n = std::signbit(q) ? 0 : 1;  // e.g. step = inf
   Array<T, 1> out = empty<T, 1>({n});
   if (n == 0) return out;
   T first = elem_cast<T>(start);
@@ -240,16 +270,21 @@ Array<T, 2> eye(index_t n, None, index_t k) {
 }
 
 // ---- np.array / np.asarray ----------------------------------------------------
-template <class T, class X>
+// PyInts: the items are Python ints (range-checked like NumPy does)
+template <class T, bool PyInts = false, class X>
 Array<T, 1> array_from_list(const List<X>& l) {
   const index_t n = l.size();
   Array<T, 1> out = empty<T, 1>({n});
-  for (index_t i = 0; i < n; ++i) out.data[i] = elem_cast<T>(l[i]);
+  const auto& items = *l.items;  // not l[i]: List<bool> holds a std::vector<bool>
+  for (index_t i = 0; i < n; ++i) {
+    if constexpr (PyInts) out.data[i] = checked_int<T>(static_cast<int64_t>(items[static_cast<size_t>(i)]));
+    else out.data[i] = elem_cast<T>(static_cast<X>(items[static_cast<size_t>(i)]));
+  }
   return out;
 }
 
 // np.array([a, b, ...]) of equally shaped arrays -> one more leading axis
-template <class T, class X, int N>
+template <class T, bool PyInts = false, class X, int N>
 Array<T, N + 1> array_from_list(const List<Array<X, N>>& l) {
   const index_t n = l.size();
   std::array<index_t, N + 1> shape{};
@@ -270,21 +305,24 @@ Array<T, N + 1> array_from_list(const List<Array<X, N>>& l) {
   return out;
 }
 
-template <class T, class X>
+template <bool PyInts, class T, class X>
 inline void flatten_into(T*& dst, const X& x) {
   if constexpr (is_std_tuple_v<X>) {
-    std::apply([&](const auto&... item) { (flatten_into(dst, item), ...); }, x);
+    std::apply([&](const auto&... item) { (flatten_into<PyInts>(dst, item), ...); }, x);
+  } else if constexpr (PyInts && std::is_same_v<X, int64_t>) {
+    *dst++ = checked_int<T>(x);
   } else {
     *dst++ = elem_cast<T>(x);
   }
 }
 
 // np.array of a (nested) tuple of scalars; the shape is known at compile time.
-template <class T, int N, class Tup>
+// PyInts: the int64_t items are Python ints (range-checked).
+template <class T, int N, bool PyInts = false, class Tup>
 Array<T, N> array_from_tuple(const Tup& t, const std::array<index_t, N>& shape) {
   Array<T, N> out = empty<T, N>(shape);
   T* dst = out.data;
-  flatten_into(dst, t);
+  flatten_into<PyInts>(dst, t);
   return out;
 }
 
