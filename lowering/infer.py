@@ -203,7 +203,7 @@ class ProgramTyper:
             return None
         if op is Opcode.CLOSURE:
             spec.closures.setdefault(n, [])
-            return FuncT(f"closure:{id(n.target)}")
+            return FuncT(f"closure:{id(n.target)}:{n.target.qualname}")
         if op is Opcode.CALL:
             return self._call(spec, n)
         raise AssertionError(op)

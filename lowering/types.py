@@ -161,10 +161,11 @@ class DTypeT:
 class FuncT:
     """A user function or closure used as a value; key identifies it."""
 
-    key: str
+    key: str  # "closure:<id>:<qualname>" or a user function's module-qualified name
 
     def __str__(self) -> str:
-        return f"function[{self.key}]"
+        name = self.key.split(":", 2)[2] if self.key.startswith("closure:") else self.key
+        return f"function[{name}]"
 
 
 Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT]

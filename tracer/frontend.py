@@ -740,6 +740,10 @@ def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
             return Annotation(obj, str(text).replace("numpy.", "np."), smap(fdef))
         return resolve_annotation(node, lookup, smap, evaluated.get(name))
 
-    return builder.build_def(fdef, resolve, defaults)
+    fn = builder.build_def(fdef, resolve, defaults)
+    from tracer.passes import run_pipeline
+
+    run_pipeline(fn)
+    return fn
 
 

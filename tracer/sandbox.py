@@ -45,15 +45,15 @@ def observe(pyfunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = 
             cpu_seconds: int = 20, memory_mb: int = 4096) -> Observation:
     import cloudpickle
 
-    import importlib.util
+    import importlib.machinery
 
     module = sys.modules.get(getattr(pyfunc, "__module__", "") or "")
     by_value = False
     if module is not None and module.__name__ != "__main__":
-        try:  # a module a fresh interpreter cannot import travels by value
-            by_value = importlib.util.find_spec(module.__name__) is None
-        except (ImportError, ValueError):
-            by_value = True
+        # a module a fresh interpreter cannot import (not findable on sys.path,
+        # e.g. loaded by file path) travels by value
+        top = module.__name__.split(".")[0]
+        by_value = importlib.machinery.PathFinder.find_spec(top, sys.path) is None
     try:
         if by_value:
             cloudpickle.register_pickle_by_value(module)

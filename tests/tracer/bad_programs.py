@@ -30,10 +30,12 @@ def too_many_indices(x: F64_2D) -> float:
     return x[0, 1, 2]  # expect: 12 | too many indices for array: array is 2-dimensional, but 3 were indexed
 
 
-def changes_kind(x: F64_1D) -> float:
-    y = 1.0
-    y = x  # expect: 5 | variable 'y' holds float elsewhere but float64[:] here
-    return 0.0
+def changes_kind(x: F64_1D, flag: bool) -> float:
+    if flag:
+        y = 1.0
+    else:
+        y = x  # expect: 9 | variable 'y' holds float elsewhere but float64[:] here
+    return y
 
 
 def unsupported_numpy(x: F64_1D) -> F64_1D:
