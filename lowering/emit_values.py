@@ -148,6 +148,8 @@ def getitem(fe: "FunctionEmitter", n: Node) -> str:
         return f"ep::view({b}{''.join(', ' + i for i in items)})"
     if plan.kind == "mask":
         return f"ep::mask({b}, {items[0]})"
+    if plan.kind == "gather":
+        return f"ep::gather({b}, {', '.join(items)})"
     pos = plan.fancy_pos
     sl = ["ep::make_slice(ep::None{}, ep::None{}, ep::None{})" if k == pos else e for k, e in enumerate(items)]
     return f"ep::take_axis<{pos}>(ep::view({b}, {', '.join(sl)}), {items[pos]})"
@@ -176,6 +178,8 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
         fe.line(f"ep::assign(ep::view({b}{''.join(', ' + i for i in items)}), {v});")
     elif plan.kind == "mask":
         fe.line(f"ep::mask_assign({b}, {items[0]}, {v});")
+    elif plan.kind == "gather":
+        fe.line(f"ep::scatter({b}, {v}, {', '.join(items)});")
     else:
         pos = plan.fancy_pos
         sl = ["ep::make_slice(ep::None{}, ep::None{}, ep::None{})" if k == pos else e for k, e in enumerate(items)]

@@ -73,8 +73,16 @@ def plan_array_index(base: ArrayT, idx: Type) -> IndexPlan:
         if rank == 0 and n_new == 0 and n_int == base.ndim:
             return IndexPlan("element", tuple(items), ScalarT(base.dtype))
         return IndexPlan("view", tuple(items), ArrayT(base.dtype, rank))
+    n_fancy = sum(i.kind is IndexKind.FANCY for i in items)
+    if n_fancy and (n_fancy > 1 or n_int) and all(i.kind in (IndexKind.INT, IndexKind.FANCY) for i in items):
+        # integer arrays (and integers) on the leading axes, broadcast together
+        if len(items) > base.ndim:
+            raise TypingError(f"too many indices for array: array is {base.ndim}-dimensional, "
+                              f"but {len(items)} were indexed")
+        k = max(i.ndim for i in items)
+        return IndexPlan("gather", tuple(items), ArrayT(base.dtype, k + base.ndim - len(items)))
     if len(adv) > 1:
-        raise TypingError("indexing with more than one index array is not supported yet")
+        raise TypingError("indexing with several index arrays mixed with slices or masks is not supported yet")
     pos = adv[0]
     item = items[pos]
     if item.kind is IndexKind.MASK:
@@ -141,7 +149,7 @@ def check_setitem(base: Type, idx: Type, value: Type, idx_node: Node) -> None:
     if value.dtype.is_complex and not base.dtype.is_complex:
         raise TypingError(f"cannot assign complex values into a {base.dtype} array")
     if isinstance(value, ArrayT):
-        target_rank = plan.result.ndim if isinstance(plan.result, ArrayT) else 0
+        target_rank = plan.result.ndim if isinstance(plan.result, ArrayT) else 0  # gather: its result rank
         if plan.kind == "mask":
             target_rank = 1
         if value.ndim > target_rank:

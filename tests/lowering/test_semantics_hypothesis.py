@@ -159,3 +159,37 @@ def _compiled(fn):
     if fn not in _CACHE:
         _CACHE[fn] = everypath.compile(fn)
     return _CACHE[fn]
+
+
+def gather_2d(x: F64_2, r: I64, c: I64):
+    return x[r, c], x[r, 0], x[r], x[-1, c]
+
+
+def scatter_2d(x: F64_2, r: I64, c: I64, v: F64) -> F64_2:
+    x[r, c] = v
+    x[r, 0] = -1.0
+    return x
+
+
+@SETTINGS
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 4))), st.data())
+def test_index_arrays_gather_and_scatter_like_numpy(x, data) -> None:
+    n = data.draw(st.integers(0, 6))
+    r = data.draw(hnp.arrays(np.int64, n, elements=st.integers(-x.shape[0], x.shape[0] - 1)))
+    c = data.draw(hnp.arrays(np.int64, n, elements=st.integers(-x.shape[1], x.shape[1] - 1)))
+    v = data.draw(hnp.arrays(np.float64, st.sampled_from([(n,), (1,)])))
+    assert_same_result(gather_2d(x, r, c), _compiled(gather_2d)(x, r, c))
+    want, got = x.copy(), x.copy()
+    scatter_2d(want, r, c, v)
+    _compiled(scatter_2d)(got, r, c, v)
+    assert_same_result(want, got)
+
+
+def test_out_of_range_index_array_raises_like_numpy() -> None:
+    x = np.zeros((2, 3))
+    r, c = np.array([0, 5]), np.array([1, 1])
+    with pytest.raises(IndexError) as want:
+        gather_2d(x, r, c)
+    with pytest.raises(IndexError) as got:
+        _compiled(gather_2d)(x, r, c)
+    assert str(got.value) == str(want.value)

@@ -281,3 +281,74 @@ void assign(const Array<T, N>& dst, const V& value) {
 }
 
 }  // namespace ep
+
+namespace ep {
+
+// ---- several integer index arrays / integers on the leading axes (gather) ----
+template <class I>
+inline constexpr int index_ndim() {
+  if constexpr (is_array_v<I>) return std::decay_t<I>::ndim;
+  else return 0;
+}
+
+// Offsets of a[i0[p], i1[p], ...] for every position p of the broadcast index shape.
+template <int K, class T, int N, class... I>
+std::pair<std::array<index_t, K>, std::vector<index_t>> gather_offsets(const Array<T, N>& a, const I&... idx) {
+  auto shape = broadcast_shape<K>(idx...);
+  std::vector<index_t> offs;
+  index_t total = 1;
+  for (int k = 0; k < K; ++k) total *= shape[k];
+  offs.reserve(static_cast<size_t>(total));
+  std::array<index_t, K> dummy{};
+  auto tup = std::tie(idx...);
+  walk<K>(shape, dummy, [&](index_t, const auto& o) {
+    index_t off = 0;
+    std::apply([&](const auto&... ix) {
+      int axis = 0;
+      size_t j = 0;
+      ((off += wrap_checked(static_cast<index_t>(off_get(ix, o[j++])), a.shape[axis], axis) * a.strides[axis], ++axis), ...);
+    }, tup);
+    offs.push_back(off);
+  }, idx...);
+  return {shape, offs};
+}
+
+template <class T, int N, class... I>
+auto gather(const Array<T, N>& a, const I&... idx) {
+  constexpr int K = std::max({index_ndim<I>()...});
+  constexpr int M = sizeof...(I);
+  constexpr int R = K + N - M;
+  auto [bshape, offs] = gather_offsets<K>(a, idx...);
+  std::array<index_t, R> shape{};
+  for (int k = 0; k < K; ++k) shape[k] = bshape[k];
+  Array<T, N - M> rest;  // the trailing axes copied whole for every index position
+  for (int k = M; k < N; ++k) shape[K + k - M] = a.shape[k], rest.shape[k - M] = a.shape[k], rest.strides[k - M] = a.strides[k];
+  Array<T, R> out = empty<T, R>(shape);
+  index_t j = 0;
+  for (index_t base : offs) {
+    rest.data = a.data + base;
+    for_each_offset(rest, [&](index_t off) { out.data[j++] = rest.data[off]; });
+  }
+  return out;
+}
+
+template <class T, int N, class V, class... I>
+void scatter(const Array<T, N>& a, const V& value, const I&... idx) {
+  constexpr int K = std::max({index_ndim<I>()...});
+  constexpr int M = sizeof...(I);
+  constexpr int R = K + N - M;
+  auto [bshape, offs] = gather_offsets<K>(a, idx...);
+  std::array<index_t, R> shape{};
+  for (int k = 0; k < K; ++k) shape[k] = bshape[k];
+  Array<T, N - M> rest;
+  for (int k = M; k < N; ++k) shape[K + k - M] = a.shape[k], rest.shape[k - M] = a.shape[k], rest.strides[k - M] = a.strides[k];
+  Array<T, R> vals = empty<T, R>(shape);  // broadcast the value first, as NumPy does
+  map_into(vals, [](auto v) { return v; }, value);
+  index_t j = 0;
+  for (index_t base : offs) {  // later positions win on repeated indices, as in NumPy
+    rest.data = a.data + base;
+    for_each_offset(rest, [&](index_t off) { rest.data[off] = vals.data[j++]; });
+  }
+}
+
+}  // namespace ep

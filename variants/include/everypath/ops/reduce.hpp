@@ -165,6 +165,42 @@ struct Prod {
   }
 };
 
+// max/min of a contiguous real row with GCC/Clang vector types (the result is
+// order-independent). NaN: x - x is NaN for NaN (and inf) inputs, so a NaN in
+// the side sums sends the caller to the exact sequential loop.
+template <bool IsMax, class R>
+R minmax_lanes(const R* p, index_t n, bool& maybe_nan) {
+  constexpr int L = 32 / sizeof(R);
+  typedef R V __attribute__((vector_size(32)));
+  V m, z = V{} * R(0);
+  std::memcpy(&m, p, sizeof(V));
+  index_t i = L;
+  for (; i + L <= n; i += L) {
+    V x;
+    std::memcpy(&x, p + i, sizeof(V));
+    m = IsMax ? (x > m ? x : m) : (x < m ? x : m);
+    if constexpr (std::is_floating_point_v<R>) z += x - x;
+  }
+  R r = m[0];
+  bool bad = false;
+  for (int k = 0; k < L; ++k) {
+    r = IsMax ? (m[k] > r ? m[k] : r) : (m[k] < r ? m[k] : r);
+    if constexpr (std::is_floating_point_v<R>) bad = bad || z[k] != z[k] || m[k] != m[k];
+  }
+  for (; i < n; ++i) {
+    const R x = p[i];
+    r = IsMax ? (x > r ? x : r) : (x < r ? x : r);
+    if constexpr (std::is_floating_point_v<R>) bad = bad || x != x;
+  }
+  maybe_nan = bad;
+  return r;
+}
+
+template <bool IsMax, class R, class T>
+inline bool use_lanes(index_t n, index_t s) {
+  return std::is_same_v<R, T> && std::is_arithmetic_v<R> && !std::is_same_v<R, bool> && s == 1 && n >= 64;
+}
+
 template <class R>
 struct Max {
   using result = R;
@@ -172,6 +208,13 @@ struct Max {
   static constexpr const char* name = "maximum";
   template <class T>
   static R row(R acc, const T* p, index_t n, index_t s) {
+    if constexpr (std::is_same_v<R, T> && std::is_arithmetic_v<R> && !std::is_same_v<R, bool>) {
+      if (use_lanes<true, R, T>(n, s)) {
+        bool nan;
+        R m = minmax_lanes<true, R>(p, n, nan);
+        if (!nan) return combine(acc, m);
+      }
+    }
     for (index_t i = 0; i < n; ++i) acc = combine(acc, p[i * s]);
     return acc;
   }
@@ -193,6 +236,13 @@ struct Min {
   static constexpr const char* name = "minimum";
   template <class T>
   static R row(R acc, const T* p, index_t n, index_t s) {
+    if constexpr (std::is_same_v<R, T> && std::is_arithmetic_v<R> && !std::is_same_v<R, bool>) {
+      if (use_lanes<false, R, T>(n, s)) {
+        bool nan;
+        R m = minmax_lanes<false, R>(p, n, nan);
+        if (!nan) return combine(acc, m);
+      }
+    }
     for (index_t i = 0; i < n; ++i) acc = combine(acc, p[i * s]);
     return acc;
   }
@@ -601,6 +651,15 @@ inline bool better(const T& x, const T& best) {
 
 template <bool IsMax, class T>
 index_t arg_row(const T* p, index_t n, index_t s) {
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    if (s == 1 && n >= 64) {  // the extreme value (vectorised), then its first position
+      bool nan;
+      const T m = minmax_lanes<IsMax, T>(p, n, nan);
+      if (!nan)
+        for (index_t i = 0; i < n; ++i)
+          if (p[i] == m) return i;
+    }
+  }
   index_t bi = 0;
   T best = p[0];
   for (index_t i = 1; i < n; ++i)
