@@ -141,6 +141,11 @@ def _checked(t: Type | OpenArrayT, ann: Annotation) -> Type:
 
 def describe_value_type(value: Any) -> Type | None:
     """The compile-time type of a concrete Python value (used to complete open annotations)."""
+    if isinstance(value, np.generic):  # first: np.float64 subclasses float, np.complex128 complex
+        try:
+            return ScalarT(DType.of(value.dtype))
+        except ValueError:
+            return None
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, int):

@@ -130,13 +130,14 @@ class FunctionEmitter:
             self.exprs[n] = literal(n.target, self.ty(n))
             return
         if op is Opcode.CLOSURE:
-            self.closure(n)
-            self.exprs[n] = "ep::None{}"
+            self.exprs[n] = "ep::None{}"  # defined at the top of the function (see function_body)
             return
         if op is Opcode.LOAD:
             t = self.ty(n)
             name = ident(n.target)
-            if isinstance(t, (FuncT,)):
+            if isinstance(t, FuncT) and len(t.members) > 1:
+                self.exprs[n] = self._materialize(n, name)  # the tag of the chosen closure
+            elif isinstance(t, (FuncT,)):
                 self.exprs[n] = "ep::None{}"
             elif isinstance(t, ArrayT | ListT | TupleT) and self._load_inlinable(n):
                 self.exprs[n] = name
@@ -161,7 +162,12 @@ class FunctionEmitter:
         self.mark(n)
         if op is Opcode.STORE:
             t = self.spec.var_types.get(n.target)
-            if isinstance(t, FuncT) or isinstance(self.ty(n.args[0]), FuncT):
+            vt = self.ty(n.args[0])
+            if isinstance(t, FuncT) and len(t.members) > 1 and isinstance(vt, FuncT):
+                tag = t.members.index(vt.key) if len(vt.members) == 1 else None
+                self.line(f"{ident(n.target)} = {tag if tag is not None else self.value(n.args[0])};")
+                return
+            if isinstance(t, FuncT) or isinstance(vt, FuncT):
                 return
             v = self.value(n.args[0])
             if v != ident(n.target):
@@ -409,6 +415,9 @@ class FunctionEmitter:
     def function_body(self) -> list[str]:
         self.spec.fn.number()
         for name, t in self.spec.var_types.items():
+            if isinstance(t, FuncT) and len(t.members) > 1:
+                self.line(f"int64_t {ident(name)}{{}};  // tag of the closure chosen")
+                continue
             if t is None or isinstance(t, (FuncT, IterT, DTypeT)):
                 continue
             if isinstance(t, ListT) and t.elem is None:
@@ -419,6 +428,11 @@ class FunctionEmitter:
                 loc = self.spec.fn.locals.get(name, self.spec.fn.loc)
                 raise CompileError.at(loc if loc.lineno else self.spec.fn.loc, f"variable '{name}': {exc}",
                                       (f"generating C++ for {self.spec.fn.qualname}",)) from None
+        # Closures capture by reference, and every local is declared above, so defining
+        # them all here keeps Python's late binding and makes them visible to every call site.
+        for n in self.spec.fn.body.walk():
+            if n.op is Opcode.CLOSURE:
+                self.closure(n)
         self.block(self.spec.fn.body)
         return self.lines
 

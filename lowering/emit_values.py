@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from lowering.cpp import EmitError, cast, ctype, literal
 from lowering.indexing import IndexKind, plan_array_index
-from lowering.types import ArrayT, DType, ListT, ScalarT, TupleT, Type
+from lowering.types import ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
 from tracer.ir import FunctionRef, Node, Opcode
 from variants.ops.elementwise import loop_dtypes
 from variants.registry import LowerSite, lookup_operator
@@ -189,6 +189,19 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
 # ---- calls --------------------------------------------------------------
 def call(fe: "FunctionEmitter", n: Node) -> str:
     target = n.target
+    if target == "ep.call" and len(fe.spec.choices.get(n, ())) > 1:
+        # a variable bound to one of several closures holds the chosen one's tag
+        from lowering.types import FuncT
+
+        members = fe.ty(n.args[0]).members
+        rt = ctype(fe.ty(n))
+        expr = ""
+        for callee in fe.spec.choices[n]:
+            tag = members.index(f"closure:{id(callee.fn)}:{callee.fn.qualname}")
+            call_ = f"{rt}({callee.symbol}({', '.join(fe.bound_args(callee, list(n.args[1:]), n.kwargs))}))"
+            expr = call_ if not expr else f"({fe.value(n.args[0])} == {tag} ? {call_} : {expr})"
+        del FuncT
+        return expr
     if isinstance(target, FunctionRef) or target == "ep.call":
         callee = fe.spec.callees[n]
         args = list(n.args[1:]) if target == "ep.call" else list(n.args)
@@ -208,6 +221,9 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
     if target in ("operator.eq", "operator.ne") and all(isinstance(fe.ty(a), TupleT) for a in n.args):
         op = "==" if target == "operator.eq" else "!="
         return f"({fe.value(n.args[0])} {op} {fe.value(n.args[1])})"
+    if target in ("operator.eq", "operator.ne") and all(isinstance(fe.ty(a), DTypeT) for a in n.args):
+        same = fe.ty(n.args[0]).dtype is fe.ty(n.args[1]).dtype
+        return "true" if same == (target == "operator.eq") else "false"
     if target in ("operator.is_", "operator.is_not"):
         from lowering.types import NoneT
 

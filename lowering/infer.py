@@ -16,7 +16,7 @@ from typing import Any
 from everypath.errors import CompileError, CompileErrors
 from lowering.indexing import index_type
 from lowering.types import (
-    BOOL, INT, NONE, ArrayT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type, join,
+    BOOL, INT, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type, join,
 )
 from tracer.ir import Function, FunctionRef, Node, Opcode
 from variants.registry import Site, TypingError, lookup_operator
@@ -35,6 +35,7 @@ class TypedFunction:
     callees: dict[Node, "TypedFunction"] = field(default_factory=dict)  # call node -> specialisation called
     closures: dict[Node, list["TypedFunction"]] = field(default_factory=dict)  # closure node -> its specialisations
     op_keys: dict[Node, str] = field(default_factory=dict)  # call node -> resolved operator key
+    choices: dict[Node, list["TypedFunction"]] = field(default_factory=dict)  # ep.call -> closure per choice tag
     parent: "TypedFunction | None" = None
 
     def type_of(self, node: Node) -> Type:
@@ -78,7 +79,7 @@ class ProgramTyper:
         key = ((id(fn), id(parent)) if fn.is_closure else fn.ref, arg_types)
         spec = self.specs.get(key)
         if spec is None:
-            n = sum(1 for s in self.order if s.fn is fn)
+            n = sum(1 for s in self.order if s.fn.qualname == fn.qualname)  # two lambdas share a qualname
             base = fn.qualname.replace(".<lambda>", "_lambda").replace(".", "_").replace("<", "").replace(">", "")
             spec = TypedFunction(fn, arg_types, symbol=f"{base}__{n}", parent=parent)
             self.specs[key] = spec
@@ -231,11 +232,22 @@ class ProgramTyper:
             return self._call_user(spec, n, self.functions[target], arg_types, kw_types)  # type: ignore[arg-type]
         if target == "ep.call":
             f = arg_types[0]
-            closure = _closure_for(spec, n.args[0], f)
-            if closure is None:
-                raise TypingError(f"calling a value of type {f} is not supported")
-            fn_node, owner = closure
-            return self._call_user(spec, n, fn_node.target, arg_types[1:], kw_types, closure_owner=(owner, fn_node))  # type: ignore[arg-type]
+            if not isinstance(f, FuncT):
+                raise TypingError(f"'{f}' object is not callable")
+            result: Type | None = None
+            choices: list[TypedFunction] = []
+            for member in f.members:  # one closure, or a choice between several
+                closure = _closure_for(spec, FuncT(member))
+                if closure is None:
+                    raise TypingError(f"calling a value of type {f} is not supported")
+                fn_node, owner = closure
+                r = self._call_user(spec, n, fn_node.target, arg_types[1:], kw_types, closure_owner=(owner, fn_node))  # type: ignore[arg-type]
+                choices.append(spec.callees[n])
+                result = r if result is None else join(result, r)
+                if result is None and r is not None:
+                    raise TypingError(f"the closures this call may reach return different kinds of values ({r})")
+            spec.choices[n] = choices
+            return result
         if target == "ep.tuple":
             return TupleT(tuple(arg_types))  # type: ignore[arg-type]
         if target == "ep.list":
@@ -254,6 +266,8 @@ class ProgramTyper:
             return StrT()
         if target in ("operator.eq", "operator.ne") and all(isinstance(t, TupleT) for t in arg_types):
             return BOOL  # shape comparisons: a.shape == b.shape
+        if target in ("operator.eq", "operator.ne") and all(isinstance(t, DTypeT) for t in arg_types):
+            return BOOL  # a.dtype == np.float64: decided at compile time
         if target in ("operator.is_", "operator.is_not"):
             return BOOL  # only `x is None` reaches here (checked by the frontend); decided at compile time
         if target == "method.append" and isinstance(arg_types[0], ListT):
@@ -328,8 +342,8 @@ def _outer_var(spec: TypedFunction, name: str) -> Type | None:
     return None
 
 
-def _closure_for(spec: TypedFunction, callee: Node, t: Type | None) -> tuple[Node, TypedFunction] | None:
-    """The CLOSURE node a called local refers to (closures are bound once to a local name)."""
+def _closure_for(spec: TypedFunction, t: Type | None) -> tuple[Node, TypedFunction] | None:
+    """The CLOSURE node (and the specialisation owning it) that a closure type stands for."""
     if not isinstance(t, FuncT) or not t.key.startswith("closure:"):
         return None
     want = int(t.key.split(":")[1])

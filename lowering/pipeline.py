@@ -54,17 +54,30 @@ def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tup
     return tuple(out), texts
 
 
+def _return_compatible(want: Any, got: Any) -> bool:
+    """PEP 484 reading of a return annotation: scalars match by dtype (Python or NumPy
+    scalar alike; float accepts ints, as the numeric tower does), containers item by item."""
+    from lowering.types import ListT, TupleT
+
+    if isinstance(want, OpenArrayT):
+        return isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype)
+    if isinstance(want, ScalarT) and isinstance(got, ScalarT):
+        return want.dtype is got.dtype or (want.dtype.kind == "f" and got.dtype.kind in "iub") or (
+            want.dtype.kind == "c" and got.dtype.kind in "iubf")
+    if isinstance(want, TupleT) and isinstance(got, TupleT):
+        return len(want.items) == len(got.items) and all(map(_return_compatible, want.items, got.items))
+    if isinstance(want, ListT) and isinstance(got, ListT):
+        return got.elem is None or _return_compatible(want.elem, got.elem)
+    return want == got
+
+
 def _check_return(spec: TypedFunction) -> None:
     ann: Annotation | None = spec.fn.returns
     if ann is None or spec.return_type is None:
         return
     want = to_type(ann)
     got = spec.return_type
-    if isinstance(want, OpenArrayT):
-        if isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype):
-            return
-    elif want == got or (isinstance(want, ScalarT) and isinstance(got, ScalarT) and
-                         (want.dtype is got.dtype or (want.dtype.kind == "f" and got.dtype.kind in "iub"))):
+    if _return_compatible(want, got):
         return
     raise CompileError.at(ann.loc, f"function returns {annotation_text(got)} but is annotated '{ann.text}'",
                           (f"checking the return type of {spec.fn.qualname}",))

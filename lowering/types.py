@@ -161,11 +161,16 @@ class DTypeT:
 class FuncT:
     """A user function or closure used as a value; key identifies it."""
 
-    key: str  # "closure:<id>:<qualname>" or a user function's module-qualified name
+    key: str  # "closure:<id>:<qualname>", a user function's name, or "choice:" + members joined by "|"
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """The functions this value may be (one, unless a variable was bound to several closures)."""
+        return tuple(self.key[len("choice:"):].split("|")) if self.key.startswith("choice:") else (self.key,)
 
     def __str__(self) -> str:
-        name = self.key.split(":", 2)[2] if self.key.startswith("closure:") else self.key
-        return f"function[{name}]"
+        names = [m.split(":", 2)[2] if m.startswith("closure:") else m for m in self.members]
+        return f"function[{' | '.join(names)}]"
 
 
 Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT]
@@ -195,6 +200,9 @@ def join(a: Type | None, b: Type | None) -> Type | None:
             return ListT(a.elem or b.elem)
         e = join(a.elem, b.elem)
         return ListT(e) if e is not None else None
+    if isinstance(a, FuncT) and isinstance(b, FuncT):  # a variable bound to one of several closures
+        members = sorted(set(a.members) | set(b.members))
+        return FuncT("choice:" + "|".join(members)) if len(members) > 1 else a
     if isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items):
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
         return None if any(i is None for i in items) else TupleT(items)  # type: ignore[arg-type]

@@ -59,6 +59,22 @@ def _program() -> Program:
         p.case(f"{name}_nan", f"numpy.{name}", z)
         p.case(f"{name}_nan2", f"numpy.{name}", zz, axis=Const(1))
         p.case(f"{name}_nan2k", f"numpy.{name}", zz, axis=Const(0), keepdims=Const(True))
+    # long contiguous rows take the vectorised max/min/argmax path: ties, NaN, inf, all dtypes
+    for dt in (np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64, np.float32, np.float64):
+        x = sample((203,), dt, 7)
+        x[150] = x.max()  # a tie: argmax must find the first
+        for name in ("max", "min", "argmax", "argmin", "nanmax", "nanmin"):
+            p.case(f"long_{name}_{np.dtype(dt).name}", f"numpy.{name}", x)
+            p.case(f"long2_{name}_{np.dtype(dt).name}", f"numpy.{name}", sample((3, 130), dt, 1), axis=Const(1))
+    for where in (0, 5, 64, 100, 199):
+        for dt in (np.float32, np.float64):
+            x = sample((200,), dt, 2)
+            x[where] = np.nan
+            y = sample((200,), dt, 3)
+            y[where] = -np.inf if where % 2 else np.inf
+            for name in ("max", "min", "argmax", "argmin", "nanmax", "nanmin"):
+                p.case(f"lnan_{name}_{where}_{np.dtype(dt).name}", f"numpy.{name}", x)
+                p.case(f"linf_{name}_{where}_{np.dtype(dt).name}", f"numpy.{name}", y)
     # integer wrap-around and dtypes
     big = np.array([2**62, 2**62, 2**62], dtype=np.int64)
     p.case("sum_wrap", "numpy.sum", big)

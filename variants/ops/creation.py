@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lowering.types import INT, ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.reductions import Bound, array_operand, const_bool, dtype_arg, probe, sample_value
+from variants.ops.reductions import Bound, array_operand, dtype_arg, probe, sample_value
 from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, TupleT, Type
+from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
 from variants.ops.reductions import Bound, array_expr, array_operand, const_bool, mask_of, normalize_axes, probe
 from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, TupleT, Type
+from lowering.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, Type
 from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 # ---------------------------------------------------------------------------

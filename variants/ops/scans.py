@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
+from lowering.types import ArrayT, DType, NoneT, Type
 from variants.ops.reductions import (
     Bound, array_expr, array_operand, dtype_arg, normalize_axis, probe,
 )

@@ -216,12 +216,23 @@ bool overlaps(const A& a, const B& b) {
   return a0 && b0 && a0 < b1 && b0 < a1;
 }
 
+// A bool that std::vector stores as itself (std::vector<bool> hands out proxies, not bool&).
+struct Bool8 {
+  bool v = false;
+  Bool8() = default;
+  Bool8(bool b) : v(b) {}
+  operator bool() const { return v; }
+};
+
+template <class T>
+using list_slot_t = std::conditional_t<std::is_same_v<T, bool>, Bool8, T>;
+
 // Python lists: shared, growable (aliasing as in Python).
 template <class T>
 struct List {
-  std::shared_ptr<std::vector<T>> items = std::make_shared<std::vector<T>>();
+  std::shared_ptr<std::vector<list_slot_t<T>>> items = std::make_shared<std::vector<list_slot_t<T>>>();
   index_t size() const { return static_cast<index_t>(items->size()); }
-  T& operator[](index_t i) const { return (*items)[static_cast<size_t>(i)]; }
+  list_slot_t<T>& operator[](index_t i) const { return (*items)[static_cast<size_t>(i)]; }
   void append(const T& v) const { items->push_back(v); }
 };
 

@@ -45,7 +45,7 @@ inline T& get(const Array<T, N>& a, I... idx) {
 
 // list / tuple-like element access with Python's wrap and IndexError
 template <class T>
-inline T& list_get(const List<T>& l, index_t i) {
+inline list_slot_t<T>& list_get(const List<T>& l, index_t i) {
   index_t n = l.size();
   index_t j = i < 0 ? i + n : i;
   if (j < 0 || j >= n) raise("IndexError", "list index out of range");
