@@ -1,0 +1,69 @@
+"""`make demo`: compile an example module ahead of time, run it, check it against CPython, show the speedup."""
+from __future__ import annotations
+
+import copy
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from everypath.modules import compiled_functions, import_path  # noqa: E402
+from tests.corpus._loader import assert_same_result  # noqa: E402
+
+
+def _time(fn, args, repeat: int = 5) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        a = copy.deepcopy(args)
+        t0 = time.perf_counter()
+        fn(*a)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    console = Console()
+    module = import_path(str(Path(__file__).with_name("kernels.py")))
+    funcs = compiled_functions(module)
+    rng = np.random.default_rng(0)
+    inputs = {
+        "pairwise_distances": (rng.standard_normal((300, 8)),),
+        "black_scholes": (rng.uniform(10, 50, 1_000_000), rng.uniform(10, 50, 1_000_000),
+                          rng.uniform(0.1, 2.0, 1_000_000), 0.02, 0.3),
+        "mandelbrot": (200, 120, 100),
+        "rolling_mean": (rng.standard_normal(200_000), 7),
+    }
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("compiling examples/kernels.py ahead of time", total=len(funcs))
+        builds = {}
+        for name, f in funcs.items():
+            t0 = time.perf_counter()
+            m = f.build()
+            builds[name] = ("cache" if m.from_cache else f"{time.perf_counter() - t0:.1f} s")
+            progress.advance(task)
+    table = Table(title="everypath demo: CPython + NumPy vs compiled (best of 5)")
+    for col in ("function", "build", "CPython", "everypath", "speedup", "same result"):
+        table.add_column(col, justify="right" if col not in ("function",) else "left")
+    for name, f in funcs.items():
+        args = inputs[name]
+        want, got = f.py_function(*copy.deepcopy(args)), f(*copy.deepcopy(args))
+        assert_same_result(want, got, where=name)
+        tp, te = _time(f.py_function, args), _time(f, args)
+        table.add_row(name, builds[name], f"{tp * 1e3:.2f} ms", f"{te * 1e3:.3f} ms", f"{tp / te:.1f}x", "yes")
+    console.print(table)
+    try:
+        funcs["rolling_mean"](np.ones(3), 0)
+    except ValueError as exc:
+        console.print(f"errors cross over as Python exceptions: ValueError({exc!s})")
+    console.print("Inspect what was generated: .venv/bin/everypath trace examples/kernels.py:rolling_mean, "
+                  ".venv/bin/everypath cpp examples/kernels.py:black_scholes")
+
+
+if __name__ == "__main__":
+    main()
