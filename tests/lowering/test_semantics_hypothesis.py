@@ -193,3 +193,23 @@ def test_out_of_range_index_array_raises_like_numpy() -> None:
     with pytest.raises(IndexError) as got:
         _compiled(gather_2d)(x, r, c)
     assert str(got.value) == str(want.value)
+
+
+def masks_2d(x: F64_2, t: float, v: F64):
+    kept = x[x > t]
+    rows = x[x[:, 0] > t]
+    y = x.copy()
+    y[y < t] = -1.0
+    z = x.copy()
+    z[z > t] = v[0]
+    return kept, rows, y, z
+
+
+@SETTINGS
+@given(hnp.arrays(np.float64, st.tuples(st.integers(0, 5), st.integers(1, 5)), elements=st.floats(-10, 10)),
+       st.floats(-10, 10), st.booleans())
+def test_boolean_masks_like_numpy(x, t, strided) -> None:
+    if strided:
+        x = np.repeat(x, 2, axis=1)[:, ::2]  # same values, non-contiguous rows
+    v = np.array([3.5])
+    assert_same_result(masks_2d(x, t, v), _compiled(masks_2d)(x, t, v))

@@ -169,7 +169,24 @@ Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
     inner *= a.shape[k];
   }
   Array<T, N - K + 1> out = empty<T, N - K + 1>(shape);
-  // walk the mask and the first K axes of a together
+  if (a.contiguous() && m.contiguous()) {  // the common case: one pass, no offset tables
+    const index_t nm = m.size();
+    T* __restrict o = out.data;
+    if (inner == 1) {
+      index_t j = 0;
+      for (index_t q = 0; q < nm; ++q)
+        if (m.data[q]) o[j++] = a.data[q];
+    } else {
+      index_t j = 0;
+      for (index_t q = 0; q < nm; ++q)
+        if (m.data[q]) {
+          std::copy(a.data + q * inner, a.data + (q + 1) * inner, o + j);
+          j += inner;
+        }
+    }
+    return out;
+  }
+  // general strides: walk the mask and the first K axes of a together
   Array<T, K> lead;
   lead.data = a.data;
   for (int k = 0; k < K; ++k) lead.shape[k] = a.shape[k], lead.strides[k] = a.strides[k];
@@ -196,6 +213,14 @@ void mask_assign(const Array<T, N>& a, const Array<bool, K>& m, const V& value) 
       raise("IndexError", "boolean index did not match indexed array along axis " + std::to_string(k) +
                               "; size of axis is " + std::to_string(a.shape[k]) +
                               " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
+  if constexpr (!is_array_v<V>) {
+    if (a.contiguous() && m.contiguous()) {  // common case: a select per element, vectorisable
+      const T v = static_cast<T>(value);
+      const index_t n = a.size();
+      for (index_t q = 0; q < n; ++q) a.data[q] = m.data[q] ? v : a.data[q];
+      return;
+    }
+  }
   std::vector<index_t> a_offs, m_offs;
   for_each_offset(a, [&](index_t off) { a_offs.push_back(off); });
   for_each_offset(m, [&](index_t off) { m_offs.push_back(off); });
