@@ -122,6 +122,70 @@ inline auto apply_offs(F& f, const Tuple& ops, const std::array<index_t, sizeof.
   return f(off_get(std::get<J>(ops), offs[J])...);
 }
 
+// One operand's view of the current row: a unit-stride pointer (its own data when the
+// row is already contiguous, else a packed copy) or, for scalars, the value itself.
+template <class A>
+struct RowSrc {
+  A v;
+  explicit RowSrc(const A& a, index_t) : v(a) {}
+  void load(const A&, index_t, index_t, index_t) {}
+  A get(index_t) const { return v; }
+};
+template <class T, int M>
+struct RowSrc<Array<T, M>> {
+  const T* p = nullptr;
+  std::unique_ptr<T[]> buf;  // not std::vector: vector<bool> has no data()
+  index_t n = 0;
+  explicit RowSrc(const Array<T, M>&, index_t len) : buf(new T[static_cast<size_t>(std::max<index_t>(len, 1))]), n(len) {}
+  void load(const Array<T, M>& a, index_t base, index_t stride, index_t len) {
+    if (stride == 1) {
+      p = a.data + base;
+    } else if (stride == 0) {
+      std::fill(buf.get(), buf.get() + len, a.data[base]);
+      p = buf.get();
+    } else {
+      for (index_t i = 0; i < len; ++i) buf[static_cast<size_t>(i)] = a.data[base + i * stride];
+      p = buf.get();
+    }
+  }
+  T get(index_t i) const { return p[i]; }
+};
+
+// Row-by-row evaluation for broadcasting and strided operands: the inner loop is the
+// same unit-stride, vectorisable kernel as the contiguous path.
+template <class Out, int N, class F, class Tup, size_t... J>
+void map_rows(Out* dst, const std::array<index_t, N>& dst_strides, const std::array<index_t, N>& shape, F& f,
+              const Tup& ops, std::index_sequence<J...>) {
+  static_assert(N >= 1);
+  const index_t len = shape[N - 1];
+  for (int k = 0; k < N; ++k)
+    if (shape[k] == 0) return;
+  std::array<std::array<index_t, N>, sizeof...(J)> st{broadcast_strides<N>(std::get<J>(ops), shape)...};
+  auto srcs = std::make_tuple(RowSrc<std::decay_t<std::tuple_element_t<J, Tup>>>(std::get<J>(ops), len)...);
+  std::unique_ptr<Out[]> obuf(dst_strides[N - 1] == 1 ? nullptr : new Out[static_cast<size_t>(len)]);
+  std::array<index_t, N> idx{};
+  while (true) {
+    index_t dbase = 0;
+    std::array<index_t, sizeof...(J)> base{};
+    for (int k = 0; k < N - 1; ++k) {
+      dbase += idx[k] * dst_strides[k];
+      ((base[J] += idx[k] * st[J][k]), ...);
+    }
+    (std::get<J>(srcs).load(std::get<J>(ops), base[J], st[J][N - 1], len), ...);
+    Out* __restrict o = dst_strides[N - 1] == 1 ? dst + dbase : obuf.get();
+#pragma GCC ivdep
+    for (index_t i = 0; i < len; ++i) o[i] = static_cast<Out>(f(std::get<J>(srcs).get(i)...));
+    if (dst_strides[N - 1] != 1)
+      for (index_t i = 0; i < len; ++i) dst[dbase + i * dst_strides[N - 1]] = obuf[static_cast<size_t>(i)];
+    int k = N - 2;
+    for (; k >= 0; --k) {
+      if (++idx[k] < shape[k]) break;
+      idx[k] = 0;
+    }
+    if (k < 0) return;
+  }
+}
+
 template <class Out, int N, class F, class... Ops>
 Array<Out, N> map(F f, const Ops&... ops) {
   auto shape = broadcast_shape<N>(ops...);
@@ -135,10 +199,11 @@ Array<Out, N> map(F f, const Ops&... ops) {
     for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_get(ops, i)...));
     return out;
   }
-  auto tup = std::tie(ops...);
-  walk<N>(shape, out.strides, [&](index_t d, const auto& offs) {
-    out.data[d] = static_cast<Out>(apply_offs(f, tup, offs, std::index_sequence_for<Ops...>{}));
-  }, ops...);
+  if constexpr (N == 0) {
+    out.data[0] = static_cast<Out>(f(flat_get(ops, 0)...));
+  } else {
+    map_rows<Out, N>(out.data, out.strides, shape, f, std::tie(ops...), std::index_sequence_for<Ops...>{});
+  }
   return out;
 }
 
@@ -172,10 +237,11 @@ void map_into_impl(const Array<T, N>& dst, F& f, const Ops&... ops) {
     for (index_t i = 0; i < n; ++i) dst.data[i] = static_cast<T>(f(flat_get(ops, i)...));
     return;
   }
-  auto tup = std::tie(ops...);
-  walk<N>(shape, dst.strides, [&](index_t d, const auto& offs) {
-    dst.data[d] = static_cast<T>(apply_offs(f, tup, offs, std::index_sequence_for<Ops...>{}));
-  }, ops...);
+  if constexpr (N == 0) {
+    dst.data[0] = static_cast<T>(f(flat_get(ops, 0)...));
+  } else {
+    map_rows<T, N>(dst.data, dst.strides, shape, f, std::tie(ops...), std::index_sequence_for<Ops...>{});
+  }
 }
 
 template <class T, int N, class F, class... Ops>
