@@ -7,7 +7,7 @@ STAMP := .venv/.installed
 DEB_PACKAGES := g++ make
 export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
 
-.PHONY: setup demo test test-fast bench clean
+.PHONY: setup demo test test-fast bench lint clean
 
 setup: $(STAMP)
 
@@ -35,3 +35,6 @@ bench: setup
 
 clean:
 	rm -rf .everypath-cache build *.egg-info lowering/_runtime*.so
+
+lint: setup
+	.venv/bin/ruff check everypath tracer lowering variants examples tests bench

@@ -14,7 +14,7 @@ from typing import Any
 from everypath.errors import CompileError
 from lowering.cpp import EmitError, cast, ctype, literal
 from lowering.emit_values import (
-    ITERATOR_KEYS, attribute, call, elementwise, getitem, is_elementwise, is_inplace_array, setitem,
+    ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_inplace_array, setitem,
 )
 from lowering.infer import TypedFunction, const_type, element_type, static_truth
 from lowering.types import (

@@ -8,13 +8,7 @@ back key is the generated C++ itself, so identical code is built once.
 from __future__ import annotations
 
 import hashlib
-import inspect
-import json
-import os
-import tempfile
 import types
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from everypath.errors import CompileError
