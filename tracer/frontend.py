@@ -404,6 +404,10 @@ class FunctionBuilder:
                 args = (base, *(self.value(a) for a in e.args))
                 return self.emit(Opcode.CALL, f"method.{e.func.attr}", args, loc, self.keywords(e))
         callee = self.expr(e.func)
+        if (isinstance(callee, Static) and callee.key == "builtins.sum" and not e.keywords
+                and len(e.args) in (1, 2) and isinstance(e.args[0], ast.GeneratorExp)):
+            start = self.value(e.args[1]) if len(e.args) == 2 else self.const(0, loc)
+            return self.comprehension(e.args[0], accumulate=start)
         args_n = [self.value(a) for a in e.args]
         kwargs = self.keywords(e)
         if isinstance(callee, Node):
@@ -448,16 +452,23 @@ class FunctionBuilder:
             if name not in self.locals and not any(name in s.values() for s in self.renames):
                 self.freevars.setdefault(name, None)
 
-    def comprehension(self, e: ast.ListComp | ast.GeneratorExp) -> Node:
+    def comprehension(self, e: ast.ListComp | ast.GeneratorExp, accumulate: Node | None = None) -> Node:
+        """A list built by loops; with ``accumulate`` (the start value) a running sum instead,
+        so ``sum(x * x for x in a)`` never materialises the list (same order: start + e0 + e1 ...)."""
         loc = self.loc(e)
-        out = self.fresh("comp")
-        self.emit(Opcode.STORE, out, (self.emit(Opcode.CALL, "ep.list", (), loc),), loc)
+        out = self.fresh("comp" if accumulate is None else "sum")
+        init = accumulate if accumulate is not None else self.emit(Opcode.CALL, "ep.list", (), loc)
+        self.emit(Opcode.STORE, out, (init,), loc)
         scope: dict[str, str] = {}
 
         def gen(i: int) -> None:
             if i == len(e.generators):
-                lst = self.emit(Opcode.LOAD, out, (), loc)
-                self.emit(Opcode.CALL, "method.append", (lst, self.value(e.elt)), loc)
+                acc = self.emit(Opcode.LOAD, out, (), loc)
+                if accumulate is None:
+                    self.emit(Opcode.CALL, "method.append", (acc, self.value(e.elt)), loc)
+                else:
+                    total = self.emit(Opcode.CALL, "operator.add", (acc, self.value(e.elt)), loc)
+                    self.emit(Opcode.STORE, out, (total,), loc)
                 return
             g = e.generators[i]
             iterable = self.value(g.iter)  # evaluated in the enclosing scope of this generator
