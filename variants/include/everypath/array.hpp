@@ -116,6 +116,8 @@ inline void* allocate_bytes(size_t bytes) {
   return p;
 }
 
+inline constexpr size_t small_array_bytes = size_t(64) << 10;
+
 // Uninitialised contiguous array, 64-byte aligned (SIMD-friendly).
 template <class T, int N>
 Array<T, N> empty(const std::array<index_t, N>& shape) {
@@ -125,7 +127,17 @@ Array<T, N> empty(const std::array<index_t, N>& shape) {
     if (shape[k] < 0) raise("ValueError", "negative dimensions are not allowed");
   a.strides = c_strides<N>(shape);
   index_t n = std::max<index_t>(a.size(), 1);
-  void* p = allocate_bytes(sizeof(T) * static_cast<size_t>(n));
+  const size_t bytes = sizeof(T) * static_cast<size_t>(n);
+  if (bytes <= small_array_bytes) {
+    // one allocation for the reference count and the data (small temporaries in loops
+    // would otherwise pay two mallocs), data aligned to 64 bytes inside the block
+    auto block = std::make_shared_for_overwrite<unsigned char[]>(bytes + 64);
+    uintptr_t at = (reinterpret_cast<uintptr_t>(block.get()) + 63) & ~uintptr_t(63);
+    a.data = reinterpret_cast<T*>(at);
+    a.owner = std::move(block);
+    return a;
+  }
+  void* p = allocate_bytes(bytes);
   a.data = static_cast<T*>(p);
   a.owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
   return a;
