@@ -62,7 +62,7 @@ def _small_ints(dtype):
     return st.integers(max(info.min, -100), min(info.max, 100))
 
 
-def _check(py, compiled, a, b):
+def _check(py, compiled, a, b, rtol=1e-12):
     if type(a) is float and a < 0 and isinstance(b, float) and not b.is_integer():
         return  # documented deviation: Python gives a complex result; compiled code raises ValueError (see README)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -74,7 +74,7 @@ def _check(py, compiled, a, b):
                 compiled(a, b)
             return
         got = compiled(a, b)
-    assert_same_result(want, got, rtol=1e-12, where=f"a={a!r} b={b!r}")
+    assert_same_result(want, got, rtol=rtol, where=f"a={a!r} b={b!r}")
 
 
 COMBOS = {
@@ -101,10 +101,13 @@ def test_operators_match_numpy_and_python(combo: str) -> None:
     compiled = everypath.compile(kernel)
     compiled.build()  # compile errors fail fast, outside Hypothesis' shrinking
 
+    # float32 transcendental results may differ by a few ulp (vector libm); everything else is exact
+    rtol = 4e-7 if "float32" in combo else 1e-12
+
     @SETTINGS
     @given(sa, sb)
     def run(a, b):
-        _check(kernel, compiled, a, b)
+        _check(kernel, compiled, a, b, rtol)
 
     run()
 
