@@ -2,6 +2,7 @@
 from the exported entry points, plus one C-ABI wrapper per entry point."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from lowering.cpp import ctype
@@ -73,7 +74,7 @@ def translation_unit(specs: list[TypedFunction], entries: list[Entry], checked: 
     out.append("")
     for s in top:
         body = FunctionEmitter(s).function_body()
-        out.append(f"// {s.fn.qualname} from {s.fn.filename}:{s.fn.loc.lineno}")
+        out.append(f"// {s.fn.qualname} from {os.path.basename(s.fn.filename)}:{s.fn.loc.lineno}")
         out.append(_signature(s) + " {")
         out.extend(body)
         if s.return_type is None:
