@@ -220,6 +220,21 @@ void mask_assign(const Array<T, N>& a, const Array<bool, K>& m, const V& value) 
       for (index_t q = 0; q < n; ++q) a.data[q] = m.data[q] ? v : a.data[q];
       return;
     }
+  } else {
+    if (a.contiguous() && m.contiguous()) {  // a[mask] = values, in order
+      const index_t n = a.size();
+      index_t count = 0;
+      for (index_t q = 0; q < n; ++q) count += m.data[q] ? 1 : 0;
+      Array<typename V::value_type, V::ndim> keep;
+      const auto* v = contiguous_data(value, keep);
+      const index_t nv = value.size();
+      if (nv != count && nv != 1)
+        raise("ValueError", "NumPy boolean array indexing assignment cannot assign " + std::to_string(nv) +
+                                " input values to the " + std::to_string(count) + " output values where the mask is true");
+      for (index_t q = 0, j = 0; q < n; ++q)
+        if (m.data[q]) a.data[q] = static_cast<T>(v[nv == 1 ? 0 : j++]);
+      return;
+    }
   }
   std::vector<index_t> a_offs, m_offs;
   for_each_offset(a, [&](index_t off) { a_offs.push_back(off); });
