@@ -31,11 +31,12 @@ inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, boo
 template <class T>
 inline constexpr bool is_real_v = std::is_floating_point_v<T>;
 
-template <class T> inline T add(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a || b; else return a + b; }
+// bool logic with & and | (not && and ||): no short-circuit branches, so loops vectorise
+template <class T> inline T add(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a | b; else return a + b; }
 template <class T> inline T sub(T a, T b) { return a - b; }
 template <class T>
 inline T mul(T a, T b) {
-  if constexpr (std::is_same_v<T, bool>) return a && b;
+  if constexpr (std::is_same_v<T, bool>) return a & b;
   else if constexpr (is_complex_v<T>)  // NumPy's (and Python's) plain formula, no C99 inf recovery
     return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
   else return a * b;
@@ -146,13 +147,13 @@ template <class T> inline T hypot(T a, T b) { return std::hypot(a, b); }
 template <class T> inline T copysign(T a, T b) { return std::copysign(a, b); }
 
 template <class T> inline bool truthy(T a) { if constexpr (is_complex_v<T>) return a != T(0); else return a != T(0); }
-template <class T> inline bool logical_and(T a, T b) { return truthy(a) && truthy(b); }
-template <class T> inline bool logical_or(T a, T b) { return truthy(a) || truthy(b); }
+template <class T> inline bool logical_and(T a, T b) { return truthy(a) & truthy(b); }
+template <class T> inline bool logical_or(T a, T b) { return truthy(a) | truthy(b); }
 template <class T> inline bool logical_xor(T a, T b) { return truthy(a) != truthy(b); }
 template <class T> inline bool logical_not(T a) { return !truthy(a); }
 
-template <class T> inline T band(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a && b; else return a & b; }
-template <class T> inline T bor(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a || b; else return a | b; }
+template <class T> inline T band(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a & b; else return a & b; }
+template <class T> inline T bor(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a | b; else return a | b; }
 template <class T> inline T bxor(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a != b; else return a ^ b; }
 template <class T> inline T invert(T a) { if constexpr (std::is_same_v<T, bool>) return !a; else return static_cast<T>(~a); }
 template <class T>
@@ -221,7 +222,8 @@ template <class T> inline T negative(T a) { return static_cast<T>(-a); }
 template <class T> inline T positive(T a) { return a; }
 template <class T>
 inline auto absolute(T a) {
-  if constexpr (is_complex_v<T>) return std::abs(a);
+  // cabs is hypot(re, im); spelled out so the vector hypot (simd_math.hpp) applies
+  if constexpr (is_complex_v<T>) return std::hypot(a.real(), a.imag());
   else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return a;
   else if constexpr (is_real_v<T>) return std::fabs(a);
   else return static_cast<T>(a < 0 ? -a : a);
