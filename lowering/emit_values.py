@@ -71,6 +71,9 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
         return cast(f"ep::sc::{uf.cpp}<{loop.cpp}>({args})", ScalarT(loop), result.dtype)
     dts = loop_dtypes(uf.ufunc, list(types))
     ins, out = dts[:-1], dts[-1]
+    fast = _fast_power(fe, n, key, operands, ins, out)
+    if fast is not None:
+        return fast
     args = ", ".join(cast(e, t, d) for (e, t), d in zip(operands, ins))
     expr = f"ep::sc::{uf.cpp}<{ins[0].cpp}>({args})"
     if out is not ins[0] and out is not DType.BOOL:
@@ -78,6 +81,25 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
     if out is not result.dtype:
         expr = cast(expr, ScalarT(out), result.dtype)
     return expr
+
+
+_FAST_POWERS = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
+
+
+def _fast_power(fe: "FunctionEmitter", n: Node, key: str, operands: list[tuple[str, ScalarT]],
+                ins: tuple[DType, ...], out: DType) -> str | None:
+    """NumPy's fast_scalar_power: array ** 2 / 0.5 / -1 / 1 with a scalar exponent is square,
+    sqrt, reciprocal or a copy (same results as NumPy, and no pow call)."""
+    if key not in ("operator.pow", "operator.ipow", "numpy.power") or not isinstance(fe.ty(n.args[0]), ArrayT):
+        return None
+    e = n.args[1]
+    if e.op is not Opcode.CONST or isinstance(e.target, bool) or not isinstance(e.target, (int, float)):
+        return None
+    fn = _FAST_POWERS.get(e.target)
+    if fn is None or not (ins[0].is_float or ins[0].is_complex) or (fn == "square" and ins[0] is not out):
+        return None
+    x = cast(operands[0][0], operands[0][1], ins[0])
+    return f"ep::sc::{fn}<{ins[0].cpp}>({x})"
 
 
 def fused_body(fe: "FunctionEmitter", n: Node, leaves: list[str]) -> str:

@@ -216,3 +216,17 @@ def test_boolean_masks_like_numpy(x, t, strided) -> None:
         x = np.repeat(x, 2, axis=1)[:, ::2]  # same values, non-contiguous rows
     v = np.array([3.5])
     assert_same_result(masks_2d(x, t, v), _compiled(masks_2d)(x, t, v))
+
+
+def fast_powers(x: F64, y: F32):
+    return x ** 2, x ** 0.5, x ** -1, x ** 1, y ** 2, y ** 0.5, x ** 3, np.power(x, 2)
+
+
+def test_scalar_powers_take_numpys_fast_paths_exactly() -> None:
+    x = np.array([-np.inf, -2.0, -0.0, 0.0, 0.5, 3.0, np.inf, np.nan])
+    with np.errstate(all="ignore"):
+        want = fast_powers(x, x.astype(np.float32))
+    got = _compiled(fast_powers)(x, x.astype(np.float32))
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)  # bit for bit, NaN and signed zeros included
+        assert g.dtype == w.dtype
