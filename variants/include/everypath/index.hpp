@@ -152,6 +152,28 @@ auto view(const Array<T, N>& a, I... items) {
 }
 
 // ---- boolean masks (copies) -------------------------------------------------
+// Visit the positions of true bytes in order, skipping all-false 8-byte blocks at once
+// (masks are often sparse: NumPy does the same).
+template <class F>
+inline void for_each_true(const bool* m, index_t n, F&& f) {
+  index_t q = 0;
+  for (; q + 8 <= n; q += 8) {
+    uint64_t block;
+    std::memcpy(&block, m + q, 8);
+    if (!block) continue;
+    for (index_t r = q; r < q + 8; ++r)
+      if (m[r]) f(r);
+  }
+  for (; q < n; ++q)
+    if (m[q]) f(q);
+}
+
+inline index_t count_true(const bool* m, index_t n) {
+  index_t c = 0;
+  for (index_t q = 0; q < n; ++q) c += m[q];  // vectorised byte sum
+  return c;
+}
+
 template <class T, int N, int K>
 Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
   for (int k = 0; k < K; ++k)
@@ -160,7 +182,8 @@ Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
                               "; size of axis is " + std::to_string(a.shape[k]) +
                               " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
   index_t count = 0;
-  for_each_offset(m, [&](index_t off) { count += m.data[off] ? 1 : 0; });
+  if (m.contiguous()) count = count_true(m.data, m.size());
+  else for_each_offset(m, [&](index_t off) { count += m.data[off] ? 1 : 0; });
   std::array<index_t, N - K + 1> shape{};
   shape[0] = count;
   index_t inner = 1;
@@ -174,8 +197,7 @@ Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
     T* __restrict o = out.data;
     if (inner == 1) {
       index_t j = 0;
-      for (index_t q = 0; q < nm; ++q)
-        if (m.data[q]) o[j++] = a.data[q];
+      for_each_true(m.data, nm, [&](index_t q) { o[j++] = a.data[q]; });
     } else {
       index_t j = 0;
       for (index_t q = 0; q < nm; ++q)
@@ -223,16 +245,15 @@ void mask_assign(const Array<T, N>& a, const Array<bool, K>& m, const V& value) 
   } else {
     if (a.contiguous() && m.contiguous()) {  // a[mask] = values, in order
       const index_t n = a.size();
-      index_t count = 0;
-      for (index_t q = 0; q < n; ++q) count += m.data[q] ? 1 : 0;
+      const index_t count = count_true(m.data, n);
       Array<typename V::value_type, V::ndim> keep;
       const auto* v = contiguous_data(value, keep);
       const index_t nv = value.size();
       if (nv != count && nv != 1)
         raise("ValueError", "NumPy boolean array indexing assignment cannot assign " + std::to_string(nv) +
                                 " input values to the " + std::to_string(count) + " output values where the mask is true");
-      for (index_t q = 0, j = 0; q < n; ++q)
-        if (m.data[q]) a.data[q] = static_cast<T>(v[nv == 1 ? 0 : j++]);
+      index_t j = 0;
+      for_each_true(m.data, n, [&](index_t q) { a.data[q] = static_cast<T>(v[nv == 1 ? 0 : j++]); });
       return;
     }
   }

@@ -69,15 +69,31 @@ inline bool same_contiguous(const A& a, const std::array<index_t, N>& shape) {
   }
 }
 
+// Element reads in vectorisable loops. GCC 12 will not vectorise loads of `bool` mixed
+// with wider lanes, nor std::complex member loads in mixed loops; reading bools as bytes
+// and complex numbers as (re, im) pairs gives the same values and lets the loops vectorise.
+template <class T>
+inline T load_elem(const T* p, index_t i) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return reinterpret_cast<const unsigned char*>(p)[i] != 0;
+  } else if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    const R* q = reinterpret_cast<const R*>(p);
+    return T(q[2 * i], q[2 * i + 1]);
+  } else {
+    return p[i];
+  }
+}
+
 template <class A>
-inline decltype(auto) flat_get(const A& a, index_t i) {
-  if constexpr (is_array_v<A>) return a.data[i];
+inline auto flat_get(const A& a, index_t i) {
+  if constexpr (is_array_v<A>) return load_elem(a.data, i);
   else return a;
 }
 
 template <class A>
-inline decltype(auto) off_get(const A& a, index_t off) {
-  if constexpr (is_array_v<A>) return a.data[off];
+inline auto off_get(const A& a, index_t off) {
+  if constexpr (is_array_v<A>) return load_elem(a.data, off);
   else return a;
 }
 
@@ -148,7 +164,7 @@ struct RowSrc<Array<T, M>> {
       p = buf.get();
     }
   }
-  T get(index_t i) const { return p[i]; }
+  T get(index_t i) const { return load_elem(p, i); }
 };
 
 // Row-by-row evaluation for broadcasting and strided operands: the inner loop is the
