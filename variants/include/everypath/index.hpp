@@ -286,6 +286,12 @@ Array<T, N - 1 + K> take_axis(const Array<T, N>& a, const Array<I, K>& idx) {
   for (int k = 0; k < K; ++k) shape[P + k] = idx.shape[k];
   for (int k = P + 1; k < N; ++k) shape[k - 1 + K] = a.shape[k];
   Array<T, R> out = empty<T, R>(shape);
+  if constexpr (N == 1 && K == 1) {  // the common a[idx]: one pass, no unravelling
+    const index_t n = idx.shape[0], len = a.shape[0];
+    for (index_t j = 0; j < n; ++j)
+      out.data[j] = a.data[wrap_checked(static_cast<index_t>(idx.data[j * idx.strides[0]]), len, 0) * a.strides[0]];
+    return out;
+  }
   // out[before..., j..., after...] = a[before..., idx[j...], after...]
   index_t j = 0;
   std::array<index_t, R> pos{};
@@ -314,6 +320,25 @@ void put_axis(const Array<T, N>& a, const Array<I, K>& idx, const V& value) {
   for (int k = 0; k < P; ++k) shape[k] = a.shape[k];
   for (int k = 0; k < K; ++k) shape[P + k] = idx.shape[k];
   for (int k = P + 1; k < N; ++k) shape[k - 1 + K] = a.shape[k];
+  if constexpr (N == 1 && K == 1) {  // the common a[idx] = v
+    const index_t n = idx.shape[0], len = a.shape[0];
+    if constexpr (is_array_v<V>) {
+      if (value.shape[0] == n || value.shape[0] == 1) {
+        Array<typename V::value_type, V::ndim> keep;
+        const auto* v = contiguous_data(value, keep);
+        const index_t step = value.shape[0] == 1 ? 0 : 1;
+        for (index_t j = 0; j < n; ++j)
+          a.data[wrap_checked(static_cast<index_t>(idx.data[j * idx.strides[0]]), len, 0) * a.strides[0]] =
+              static_cast<T>(v[j * step]);
+        return;
+      }
+    } else {
+      const T v = static_cast<T>(value);
+      for (index_t j = 0; j < n; ++j)
+        a.data[wrap_checked(static_cast<index_t>(idx.data[j * idx.strides[0]]), len, 0) * a.strides[0]] = v;
+      return;
+    }
+  }
   // broadcast the value to the selection's shape first (as NumPy does)
   Array<T, R> vals = empty<T, R>(shape);
   map_into(vals, [](auto v) { return v; }, value);
