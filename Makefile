@@ -11,7 +11,7 @@ export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py lowering/runtime/runtime.cpp
+$(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing Debian packages:$$missing"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) || \

@@ -1,4 +1,4 @@
-"""The signature descriptor handed to the runtime module (see lowering/runtime/runtime.cpp)."""
+"""The signature descriptor handed to the runtime module (see lowering/runtime/, the pybind11 module)."""
 from __future__ import annotations
 
 from typing import Any

@@ -101,7 +101,7 @@ _PY_NAMES = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
 
 
 def annotation(t: Sig) -> str:
-    """The annotation text the runtime prints for a type (same rules as runtime.cpp)."""
+    """The annotation text the runtime prints for a type (same rules as the runtime module)."""
     if t["kind"] == "array":
         dims = ", ".join(["int"] * t["ndim"]) or "()"
         return f"np.ndarray[tuple[{dims}], np.dtype[{annotation(sc(t['dtype'], py=False))}]]"

@@ -1,0 +1,329 @@
+// Python arguments -> ep_values: binding positional and keyword arguments to
+// parameters (CPython's error wording), checking NumPy arrays against the
+// signature through pybind11's view of the array struct (no Python calls on
+// the fast path), and converting scalars with NumPy's range checks.
+
+#include <string>
+#include <vector>
+
+#include "runtime.hpp"
+
+namespace ep_runtime {
+
+namespace {
+
+std::string describe(PyObject* obj) {
+  if (npy_api::get().PyArray_Check_(obj)) {
+    py::array a = py::reinterpret_borrow<py::array>(obj);
+    return "ndarray of dtype " + py::str(a.dtype()).cast<std::string>() + " with ndim " +
+           std::to_string(a.ndim());
+  }
+  if (PyTuple_Check(obj)) return "tuple of length " + std::to_string(PyTuple_GET_SIZE(obj));
+  return Py_TYPE(obj)->tp_name;  // "int", "numpy.float32", ...
+}
+
+// CPython's wording for missing arguments: 'a', 'a' and 'b', 'a', 'b', and 'c'.
+std::string join_names(const std::vector<std::string>& names) {
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) s += names.size() == 2 ? " and " : (i + 1 == names.size() ? ", and " : ", ");
+    s += "'" + names[i] + "'";
+  }
+  return s;
+}
+
+// Value categories a scalar argument can be in, ordered so that each dtype
+// accepts a prefix: bool < int < float < complex.
+enum class ScalarCategory { Bool = 0, Int = 1, Float = 2, Complex = 3, Other = 4 };
+
+ScalarCategory classify_scalar(PyObject* obj) {
+  if (PyBool_Check(obj)) return ScalarCategory::Bool;
+  if (PyLong_Check(obj)) return ScalarCategory::Int;
+  if (PyFloat_Check(obj)) return ScalarCategory::Float;      // includes numpy.float64
+  if (PyComplex_Check(obj)) return ScalarCategory::Complex;  // includes numpy.complex128
+  PyTypeObject* tp = Py_TYPE(obj);
+  if (PyType_IsSubtype(tp, g_np->np_bool)) return ScalarCategory::Bool;
+  if (PyType_IsSubtype(tp, g_np->np_integer)) return ScalarCategory::Int;
+  if (PyType_IsSubtype(tp, g_np->np_floating)) return ScalarCategory::Float;
+  if (PyType_IsSubtype(tp, g_np->np_complexfloating)) return ScalarCategory::Complex;
+  return ScalarCategory::Other;
+}
+
+ScalarCategory max_category(int dtype) {
+  switch (kDtypes[dtype].kind) {
+    case 'b': return ScalarCategory::Bool;
+    case 'i':
+    case 'u': return ScalarCategory::Int;
+    case 'f': return ScalarCategory::Float;
+    default: return ScalarCategory::Complex;
+  }
+}
+
+template <class T>
+void store(ep_value& v, T x) {
+  static_assert(sizeof(T) <= sizeof(v.scalar));
+  std::memcpy(v.scalar.bytes, &x, sizeof(T));
+}
+
+}  // namespace
+
+// "'x'" or, inside tuples, "'x[1][0]'".
+std::string Function::arg_label(const ArgPath& path) const {
+  std::string s = "'" + path.param->name;
+  for (int i = 0; i < path.depth; ++i) s += "[" + std::to_string(path.index[i]) + "]";
+  return s + "'";
+}
+
+void Function::arg_type_error(PyObject* obj, const Type& t, const ArgPath& path) const {
+  // Top-level arguments are described by the compiler's own annotation.
+  const std::string& expected =
+      path.depth == 0 && !path.param->annotation.empty() ? path.param->annotation : t.text;
+  throw py::type_error(name_ + "() argument " + arg_label(path) + ": expected " + expected +
+                       ", got " + describe(obj));
+}
+
+void Function::bind_arguments(PyObject* args, PyObject* kwargs, PyObject** bound) const {
+  const size_t nparams = params_.size();
+  const size_t npos = PyTuple_GET_SIZE(args);
+  if (npos > nparams) {
+    std::string takes;
+    if (nrequired_ < nparams) {
+      takes = "from " + std::to_string(nrequired_) + " to " + std::to_string(nparams) +
+              " positional arguments";
+    } else {
+      takes = std::to_string(nparams) + (nparams == 1 ? " positional argument" : " positional arguments");
+    }
+    throw py::type_error(name_ + "() takes " + takes + " but " + std::to_string(npos) +
+                         (npos == 1 ? " was given" : " were given"));
+  }
+  for (size_t i = 0; i < npos; ++i) bound[i] = PyTuple_GET_ITEM(args, i);
+
+  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) > 0) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+      size_t i = 0;
+      for (; i < nparams; ++i) {  // interned names: usually a pointer match
+        if (params_[i].pyname.ptr() == key) break;
+      }
+      if (i == nparams) {
+        for (i = 0; i < nparams; ++i) {
+          int eq = PyUnicode_Check(key) ? PyUnicode_Compare(params_[i].pyname.ptr(), key) : -1;
+          if (eq == 0) break;
+        }
+      }
+      if (i == nparams) {
+        throw py::type_error(name_ + "() got an unexpected keyword argument " +
+                             py::repr(key).cast<std::string>());
+      }
+      if (bound[i] != nullptr) {
+        throw py::type_error(name_ + "() got multiple values for argument '" + params_[i].name + "'");
+      }
+      bound[i] = value;
+    }
+  }
+
+  std::vector<std::string> missing;
+  for (size_t i = npos; i < nparams; ++i) {
+    if (bound[i] != nullptr) continue;
+    if (params_[i].has_default) {
+      bound[i] = params_[i].default_value.ptr();
+    } else {
+      missing.push_back(params_[i].name);
+    }
+  }
+  if (!missing.empty()) {
+    throw py::type_error(name_ + "() missing " + std::to_string(missing.size()) + " required positional argument" +
+                         (missing.size() == 1 ? "" : "s") + ": " + join_names(missing));
+  }
+}
+
+void Function::convert_array_arg(PyObject* obj, const Type& t, bool mutated, CallState& st,
+                                 int64_t slot, ArgPath& path) const {
+  const npy_api& api = npy_api::get();
+  if (!api.PyArray_Check_(obj)) arg_type_error(obj, t, path);
+  auto* a = py::detail::array_proxy(obj);
+  auto* descr = reinterpret_cast<py::detail::PyArrayDescr_Proxy*>(a->descr);
+  const int type_num = descr->type_num;
+  const int dtype = type_num >= 0 && type_num < static_cast<int>(g_np->from_type_num.size())
+                        ? g_np->from_type_num[type_num]
+                        : -1;
+  if (dtype != t.dtype || a->nd != t.ndim) arg_type_error(obj, t, path);
+  if (mutated && !(a->flags & npy_api::NPY_ARRAY_WRITEABLE_)) {
+    raise(PyExc_ValueError, name_ + "() argument " + arg_label(path) + ": assignment destination is read-only");
+  }
+
+  // Kernels index with element-sized, aligned, native-order accesses.
+  const int64_t itemsize = kDtypes[dtype].itemsize;
+  bool passable = (a->flags & npy_api::NPY_ARRAY_ALIGNED_) && descr->byteorder != kSwappedByteOrder;
+  for (int i = 0; i < a->nd && passable; ++i) passable = a->strides[i] % itemsize == 0;
+
+  PyObject* passed = obj;
+  if (!passable) {
+    if (mutated) {
+      raise(PyExc_ValueError, name_ + "() argument " + arg_label(path) +
+                                  ": cannot be written in place: the array must be aligned, in native "
+                                  "byte order, with strides that are multiples of its itemsize");
+    }
+    py::dict kw;
+    kw["dtype"] = py::handle(g_np->dtype[dtype]);
+    kw["order"] = "C";
+    kw["copy"] = true;
+    py::object copy = py::reinterpret_borrow<py::object>(g_np->np_array)(py::handle(obj), **kw);
+    passed = copy.ptr();
+    st.copies.push_back(std::move(copy));
+    a = py::detail::array_proxy(passed);
+  }
+
+  ep_value& v = st.args[slot];
+  v.kind = EP_KIND_ARRAY;
+  v.dtype = dtype;
+  v.ndim = a->nd;
+  for (int i = 0; i < a->nd; ++i) {
+    v.shape[i] = a->dimensions[i];
+    v.strides[i] = a->strides[i];
+  }
+  v.data = a->data;
+  st.slots[slot] = {obj, passed};
+}
+
+void Function::convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, ArgPath& path) const {
+  const ScalarCategory cat = classify_scalar(obj);
+  if (cat > max_category(t.dtype)) arg_type_error(obj, t, path);  // includes Other
+  v.kind = EP_KIND_SCALAR;
+  v.dtype = t.dtype;
+  const DtypeInfo& info = kDtypes[t.dtype];
+
+  int b = 0;
+  if (cat == ScalarCategory::Bool) {
+    b = PyObject_IsTrue(obj);
+    if (b < 0) throw py::error_already_set();
+    switch (info.kind) {
+      case 'b': store<uint8_t>(v, static_cast<uint8_t>(b)); return;
+      case 'i':
+      case 'u': break;  // stored below as an integer
+      case 'f': info.itemsize == 4 ? store<float>(v, static_cast<float>(b)) : store<double>(v, b); return;
+      default:
+        info.itemsize == 8 ? store(v, std::array<float, 2>{static_cast<float>(b), 0.f})
+                           : store(v, std::array<double, 2>{static_cast<double>(b), 0.0});
+        return;
+    }
+  }
+
+  // Integers (Python int subclasses or numpy.integer via __index__).
+  py::object index_holder;
+  PyObject* as_int = nullptr;
+  if (cat == ScalarCategory::Bool) {
+    as_int = b ? Py_True : Py_False;
+  } else if (cat == ScalarCategory::Int) {
+    if (PyLong_Check(obj)) {
+      as_int = obj;
+    } else {
+      index_holder = py::reinterpret_steal<py::object>(PyNumber_Index(obj));
+      if (!index_holder) throw py::error_already_set();
+      as_int = index_holder.ptr();
+    }
+  }
+
+  if (info.kind == 'i' || info.kind == 'u') {
+    auto overflow = [&]() -> void {
+      PyErr_Clear();
+      raise(PyExc_OverflowError, name_ + "() argument " + arg_label(path) + ": Python integer " +
+                                     py::repr(as_int).cast<std::string>() + " out of bounds for " +
+                                     info.name);
+    };
+    int over = 0;
+    long long s = PyLong_AsLongLongAndOverflow(as_int, &over);
+    if (s == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (info.kind == 'i') {
+      const int bits = info.itemsize * 8;
+      const long long lo = bits == 64 ? INT64_MIN : -(1LL << (bits - 1));
+      const long long hi = bits == 64 ? INT64_MAX : (1LL << (bits - 1)) - 1;
+      if (over != 0 || s < lo || s > hi) overflow();
+      switch (info.itemsize) {
+        case 1: store<int8_t>(v, static_cast<int8_t>(s)); break;
+        case 2: store<int16_t>(v, static_cast<int16_t>(s)); break;
+        case 4: store<int32_t>(v, static_cast<int32_t>(s)); break;
+        default: store<int64_t>(v, s); break;
+      }
+    } else {
+      unsigned long long u;
+      if (over < 0 || (over == 0 && s < 0)) overflow();
+      if (over > 0) {
+        u = PyLong_AsUnsignedLongLong(as_int);
+        if (u == static_cast<unsigned long long>(-1) && PyErr_Occurred()) overflow();
+      } else {
+        u = static_cast<unsigned long long>(s);
+      }
+      const int bits = info.itemsize * 8;
+      if (bits < 64 && u > (1ULL << bits) - 1) overflow();
+      switch (info.itemsize) {
+        case 1: store<uint8_t>(v, static_cast<uint8_t>(u)); break;
+        case 2: store<uint16_t>(v, static_cast<uint16_t>(u)); break;
+        case 4: store<uint32_t>(v, static_cast<uint32_t>(u)); break;
+        default: store<uint64_t>(v, u); break;
+      }
+    }
+    return;
+  }
+
+  // Floating and complex targets.
+  double re = 0.0, im = 0.0;
+  if (as_int != nullptr) {
+    re = PyLong_AsDouble(as_int);
+    if (re == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      raise(PyExc_OverflowError, name_ + "() argument " + arg_label(path) +
+                                     ": int too large to convert to " + info.name);
+    }
+  } else if (cat == ScalarCategory::Float) {
+    re = PyFloat_AsDouble(obj);  // numpy.float32/float16/longdouble via __float__
+    if (re == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+  } else {
+    Py_complex c = PyComplex_AsCComplex(obj);
+    if (c.real == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+    re = c.real;
+    im = c.imag;
+  }
+  if (info.kind == 'f') {
+    info.itemsize == 4 ? store<float>(v, static_cast<float>(re)) : store<double>(v, re);
+  } else {
+    info.itemsize == 8 ? store(v, std::array<float, 2>{static_cast<float>(re), static_cast<float>(im)})
+                       : store(v, std::array<double, 2>{re, im});
+  }
+}
+
+void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState& st,
+                           int64_t& slot, ArgPath& path) const {
+  switch (t.kind) {
+    case Kind::Array:
+      convert_array_arg(obj, t, mutated, st, slot, path);
+      ++slot;
+      return;
+    case Kind::Scalar:
+      convert_scalar_arg(obj, t, st.args[slot], path);
+      ++slot;
+      return;
+    case Kind::None:
+      if (obj != Py_None) arg_type_error(obj, t, path);
+      return;
+    case Kind::Tuple: {
+      if (!PyTuple_Check(obj) || PyTuple_GET_SIZE(obj) != static_cast<Py_ssize_t>(t.items.size())) {
+        arg_type_error(obj, t, path);
+      }
+      ++path.depth;
+      for (size_t i = 0; i < t.items.size(); ++i) {
+        path.index[path.depth - 1] = static_cast<int>(i);
+        convert_arg(PyTuple_GET_ITEM(obj, i), t.items[i], mutated, st, slot, path);
+      }
+      --path.depth;
+      return;
+    }
+    case Kind::List:
+      break;  // rejected when the signature is parsed
+  }
+  throw py::type_error(name_ + "(): unsupported parameter type " + t.text);
+}
+
+
+}  // namespace ep_runtime

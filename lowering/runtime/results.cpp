@@ -1,0 +1,227 @@
+// ep_value results -> Python objects: scalars with CPython's or NumPy's type,
+// arrays wrapped without copying (kernel-owned memory is kept alive by a
+// capsule calling the library's ep_release; memory borrowed from an argument
+// becomes that argument or a view of it), and kernel errors re-raised as the
+// named builtin exception.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime.hpp"
+
+namespace ep_runtime {
+
+namespace {
+
+// The capsule that keeps a kernel-owned buffer alive: pointer = owner,
+// context = the library's ep_release.
+constexpr const char* kOwnerCapsule = "everypath.owner";
+
+void release_owner_capsule(PyObject* capsule) {
+  void* owner = PyCapsule_GetPointer(capsule, kOwnerCapsule);
+  auto release = reinterpret_cast<ep_release_fn>(PyCapsule_GetContext(capsule));
+  if (owner != nullptr && release != nullptr) release(owner);
+}
+
+int64_t element_count(const ep_value& v) {
+  int64_t n = 1;
+  for (int i = 0; i < v.ndim; ++i) n *= v.shape[i];
+  return n;
+}
+
+// Byte range [lo, hi) spanned by an array's elements.
+std::pair<intptr_t, intptr_t> byte_span(const ep_value& v) {
+  intptr_t lo = reinterpret_cast<intptr_t>(v.data), hi = lo;
+  if (element_count(v) == 0) return {lo, hi};
+  for (int i = 0; i < v.ndim; ++i) {
+    const intptr_t extent = static_cast<intptr_t>(v.shape[i] - 1) * v.strides[i];
+    (extent < 0 ? lo : hi) += extent;
+  }
+  return {lo, hi + kDtypes[v.dtype].itemsize};
+}
+
+bool same_layout(const ep_value& a, const ep_value& b) {
+  if (a.data != b.data || a.dtype != b.dtype || a.ndim != b.ndim) return false;
+  for (int i = 0; i < a.ndim; ++i) {
+    if (a.shape[i] != b.shape[i] || a.strides[i] != b.strides[i]) return false;
+  }
+  return true;
+}
+
+py::array make_array(const ep_value& v, py::handle base) {
+  std::vector<py::ssize_t> shape(v.shape, v.shape + v.ndim), strides(v.strides, v.strides + v.ndim);
+  py::dtype dt = py::reinterpret_borrow<py::dtype>(g_np->dtype[v.dtype]);
+  return py::array(dt, std::move(shape), std::move(strides), v.data, base);
+}
+
+template <class T>
+T load(const void* p) {
+  T x;
+  std::memcpy(&x, p, sizeof(T));
+  return x;
+}
+
+[[noreturn]] void bad_result(const std::string& fn, const Type& t, const ep_value& v) {
+  raise(PyExc_RuntimeError, "internal error: " + fn + "() returned kind " + std::to_string(v.kind) +
+                                " dtype " + std::to_string(v.dtype) + " ndim " + std::to_string(v.ndim) +
+                                " where " + t.text + " was expected");
+}
+
+}  // namespace
+
+// Releases every owner the kernel handed out that has not been given to a
+// capsule yet (those are reset to NULL as they are taken).
+void Function::release_results(CallState& st) const {
+  for (int64_t i = 0; i < result_.nslots; ++i) {
+    if (st.results[i].owner != nullptr) {
+      void* owner = std::exchange(st.results[i].owner, nullptr);
+      release_(owner);
+    }
+  }
+}
+
+void Function::raise_kernel_error(const ep_error& err, int rc) const {
+  std::string type(err.type, strnlen(err.type, sizeof(err.type)));
+  std::string message(err.message, strnlen(err.message, sizeof(err.message)));
+  if (type.empty()) {
+    raise(PyExc_RuntimeError, name_ + "() failed with code " + std::to_string(rc) +
+                                  (message.empty() ? "" : ": " + message));
+  }
+  PyObject* exc_type = PyDict_GetItemString(PyEval_GetBuiltins(), type.c_str());  // borrowed
+  if (exc_type == nullptr || !PyType_Check(exc_type) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(exc_type),
+                        reinterpret_cast<PyTypeObject*>(PyExc_BaseException))) {
+    raise(PyExc_RuntimeError, type + ": " + message);
+  }
+  // Instantiate now: some builtins (UnicodeDecodeError, ...) need more than a
+  // message; fall back to RuntimeError for those.
+  PyObject* exc = PyObject_CallOneArg(exc_type, py::str(message).ptr());
+  if (exc == nullptr) {
+    PyErr_Clear();
+    raise(PyExc_RuntimeError, type + ": " + message);
+  }
+  PyErr_SetObject(exc_type, exc);
+  Py_DECREF(exc);
+  throw py::error_already_set();
+}
+
+// A result whose memory belongs to one of the arguments (owner == NULL).
+py::object Function::borrowed_array(const ep_value& v, CallState& st) const {
+  // `return x` keeps NumPy's identity: the exact argument, if any matches.
+  for (int64_t i = 0; i < nargs_; ++i) {
+    const ep_value& a = st.args[i];
+    if (a.kind == EP_KIND_ARRAY && same_layout(a, v)) {
+      // For a contiguous copy, the caller's object stands for it: the kernel
+      // did not write it (copies are never made for mutated arguments).
+      return py::reinterpret_borrow<py::object>(st.slots[i].original);
+    }
+  }
+  const auto [rlo, rhi] = byte_span(v);
+  const bool empty = rlo == rhi;
+  for (int64_t i = 0; i < nargs_; ++i) {
+    const ep_value& a = st.args[i];
+    if (a.kind != EP_KIND_ARRAY) continue;
+    const auto [lo, hi] = byte_span(a);
+    // An empty view may point one past the end of its argument.
+    const bool inside = empty ? (rlo >= lo && rlo <= hi) : (rlo >= lo && rhi <= hi);
+    if (inside) return make_array(v, st.slots[i].passed);
+  }
+  raise(PyExc_RuntimeError, "internal error: borrowed result not found in arguments");
+}
+
+py::object Function::convert_array_result(ep_value& v, CallState& st) const {
+  if (v.owner == nullptr) return borrowed_array(v, st);
+  void* owner = std::exchange(v.owner, nullptr);
+  // From here on the capsule owns `owner`: it releases it exactly once, when
+  // the array (or, if array creation fails, the capsule itself) dies.
+  PyObject* raw = PyCapsule_New(owner, kOwnerCapsule, release_owner_capsule);
+  if (raw == nullptr) {
+    release_(owner);
+    throw py::error_already_set();
+  }
+  py::capsule capsule = py::reinterpret_steal<py::capsule>(raw);
+  PyCapsule_SetContext(raw, reinterpret_cast<void*>(release_));
+  if (v.data == nullptr) {
+    if (element_count(v) != 0) raise(PyExc_RuntimeError, "internal error: kernel returned a NULL array");
+    // Nothing to point at: a fresh empty array; the capsule dies with this frame.
+    std::vector<py::ssize_t> shape(v.shape, v.shape + v.ndim);
+    return py::array(py::reinterpret_borrow<py::dtype>(g_np->dtype[v.dtype]), std::move(shape));
+  }
+  return make_array(v, capsule);
+}
+
+py::object Function::scalar_to_python(const void* p, int dtype, bool py_scalar) const {
+  PyObject* out = nullptr;
+  switch (dtype) {
+    case EP_BOOL: out = PyBool_FromLong(load<uint8_t>(p) != 0); break;
+    case EP_INT8: out = PyLong_FromLong(load<int8_t>(p)); break;
+    case EP_INT16: out = PyLong_FromLong(load<int16_t>(p)); break;
+    case EP_INT32: out = PyLong_FromLong(load<int32_t>(p)); break;
+    case EP_INT64: out = PyLong_FromLongLong(load<int64_t>(p)); break;
+    case EP_UINT8: out = PyLong_FromUnsignedLong(load<uint8_t>(p)); break;
+    case EP_UINT16: out = PyLong_FromUnsignedLong(load<uint16_t>(p)); break;
+    case EP_UINT32: out = PyLong_FromUnsignedLong(load<uint32_t>(p)); break;
+    case EP_UINT64: out = PyLong_FromUnsignedLongLong(load<uint64_t>(p)); break;
+    case EP_FLOAT32: out = PyFloat_FromDouble(load<float>(p)); break;
+    case EP_FLOAT64: out = PyFloat_FromDouble(load<double>(p)); break;
+    case EP_COMPLEX64: {
+      auto c = load<std::array<float, 2>>(p);
+      out = PyComplex_FromDoubles(c[0], c[1]);
+      break;
+    }
+    case EP_COMPLEX128: {
+      auto c = load<std::array<double, 2>>(p);
+      out = PyComplex_FromDoubles(c[0], c[1]);
+      break;
+    }
+    default: raise(PyExc_RuntimeError, "internal error: bad scalar dtype");
+  }
+  if (out == nullptr) throw py::error_already_set();
+  auto value = py::reinterpret_steal<py::object>(out);
+  if (py_scalar) return value;
+  // numpy.float32(v) etc.: exact, since v came from that dtype.
+  PyObject* np_value = PyObject_CallOneArg(g_np->scalar_type[dtype], value.ptr());
+  if (np_value == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(np_value);
+}
+
+py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot) const {
+  switch (t.kind) {
+    case Kind::None: return py::none();
+    case Kind::Scalar: {
+      ep_value& v = st.results[slot++];
+      if (v.kind != EP_KIND_SCALAR || v.dtype != t.dtype) bad_result(name_, t, v);
+      return scalar_to_python(v.scalar.bytes, t.dtype, t.py);
+    }
+    case Kind::Array: {
+      ep_value& v = st.results[slot++];
+      if (v.kind != EP_KIND_ARRAY || v.dtype != t.dtype || v.ndim != t.ndim) bad_result(name_, t, v);
+      return convert_array_result(v, st);
+    }
+    case Kind::List: {
+      ep_value& v = st.results[slot++];
+      const Type& elem = t.items[0];
+      if (v.kind != EP_KIND_ARRAY || v.dtype != elem.dtype || v.ndim != 1) bad_result(name_, t, v);
+      const int64_t n = v.shape[0];
+      if (n > 0 && v.data == nullptr) raise(PyExc_RuntimeError, "internal error: kernel returned a NULL array");
+      py::list out(n);
+      const char* p = static_cast<const char*>(v.data);
+      for (int64_t i = 0; i < n; ++i, p += v.strides[0]) {
+        PyList_SET_ITEM(out.ptr(), i, scalar_to_python(p, elem.dtype, elem.py).release().ptr());
+      }
+      if (v.owner != nullptr) release_(std::exchange(v.owner, nullptr));
+      return out;
+    }
+    case Kind::Tuple: {
+      py::tuple out(t.items.size());
+      for (size_t i = 0; i < t.items.size(); ++i) {
+        PyTuple_SET_ITEM(out.ptr(), i, convert_result(t.items[i], st, slot).release().ptr());
+      }
+      return out;
+    }
+  }
+  raise(PyExc_RuntimeError, "internal error: bad result type");
+}
+
+}  // namespace ep_runtime

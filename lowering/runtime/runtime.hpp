@@ -1,0 +1,258 @@
+// lowering._runtime: calls kernels compiled by everypath through the plain C
+// ABI of variants/include/everypath/abi.h.
+//
+//   lib = Library("/path/kernel.so")              # dlopen + ABI version check
+//   fn = lib.bind("ep_call_kernel", signature)    # signature: dict from the compiler
+//   fn(x, k=3)                                    # Python -> ep_value -> kernel -> Python
+//
+// The signature dict is validated and compiled into C++ structs once, in
+// bind(), so that a call only walks small vectors: binding arguments, checking
+// NumPy arrays through pybind11's view of the array struct, filling ep_values
+// in a stack buffer and converting results back.
+//
+// Libraries are never dlclose()d: arrays returned by a kernel may outlive the
+// Library object, and their capsules call the library's ep_release().
+//
+// This header is internal to the module: the declarations its translation
+// units share.
+//   signature.cpp  dtype table, NumPy lookups, signature descriptor -> Type/Param
+//   arguments.cpp  binding and converting Python arguments to ep_values
+//   results.cpp    ep_value results (and kernel errors) back to Python
+//   module.cpp     Function::call, Library, PYBIND11_MODULE
+// Everything lives in namespace ep_runtime; the extension is built with
+// -fvisibility=hidden, so none of it is exported from the .so.
+
+#pragma once
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "everypath/abi.h"
+
+namespace ep_runtime {
+
+namespace py = pybind11;
+
+using py::detail::npy_api;
+
+// --------------------------------------------------------------------------
+// dtypes
+
+struct DtypeInfo {
+  const char* name;     // NumPy's name, also the signature's spelling
+  int itemsize;         // bytes
+  char kind;            // 'b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c' complex
+  const char* py_name;  // Python type a py=True scalar becomes
+};
+
+// Indexed by ep_dtype: the order is the ABI's.
+inline constexpr std::array<DtypeInfo, 13> kDtypes = {{
+    {"bool", 1, 'b', "bool"},
+    {"int8", 1, 'i', "int"},
+    {"int16", 2, 'i', "int"},
+    {"int32", 4, 'i', "int"},
+    {"int64", 8, 'i', "int"},
+    {"uint8", 1, 'u', "int"},
+    {"uint16", 2, 'u', "int"},
+    {"uint32", 4, 'u', "int"},
+    {"uint64", 8, 'u', "int"},
+    {"float32", 4, 'f', "float"},
+    {"float64", 8, 'f', "float"},
+    {"complex64", 8, 'c', "complex"},
+    {"complex128", 16, 'c', "complex"},
+}};
+
+// ep_dtype for a NumPy dtype name, -1 if unsupported.
+int dtype_from_name(const std::string& name);
+
+// A byte order that is not the host's: NumPy writes native order as '='.
+inline constexpr char kSwappedByteOrder = std::endian::native == std::endian::little ? '>' : '<';
+
+// NumPy objects looked up once at import. Held as leaked strong references:
+// they live as long as the interpreter, and leaking avoids decref-at-exit order
+// problems.
+struct NumpyState {
+  // NumPy type_num -> ep_dtype (-1 if unsupported). Several type_nums map to
+  // one ep dtype (e.g. NPY_LONG and NPY_LONGLONG are both int64 on Linux).
+  std::array<int, 32> from_type_num{};
+  std::array<PyObject*, 13> dtype{};        // numpy.dtype('float64') ...
+  std::array<PyObject*, 13> scalar_type{};  // numpy.float64 ...
+  PyTypeObject* np_bool = nullptr;
+  PyTypeObject* np_integer = nullptr;
+  PyTypeObject* np_floating = nullptr;
+  PyTypeObject* np_complexfloating = nullptr;
+  PyObject* np_array = nullptr;  // numpy.array, for the (slow) copy path
+};
+
+// Set once by init_numpy_state() when the module is imported.
+inline NumpyState* g_np = nullptr;
+
+void init_numpy_state();
+
+// --------------------------------------------------------------------------
+// Errors
+
+// Sets a Python exception and throws it through pybind11.
+[[noreturn]] inline void raise(PyObject* exc_type, const std::string& message) {
+  PyErr_SetString(exc_type, message.c_str());
+  throw py::error_already_set();
+}
+
+// --------------------------------------------------------------------------
+// Compiled signature
+
+enum class Kind { Array, Scalar, Tuple, List, None };
+
+struct Type {
+  Kind kind = Kind::None;
+  int dtype = -1;          // array element / scalar dtype (ep_dtype)
+  int ndim = 0;            // arrays
+  bool py = true;          // scalars: Python scalar (true) or NumPy scalar
+  std::vector<Type> items; // tuple items; a list's element is items[0]
+  int64_t nslots = 0;      // ep_value slots it flattens to
+  std::string text;        // annotation-like spelling for error messages
+};
+
+struct Param {
+  std::string name;
+  py::str pyname;  // interned, for fast keyword matching
+  Type type;
+  std::string annotation;
+  bool mutated = false;
+  bool has_default = false;
+  py::object default_value;
+  int64_t first_slot = 0;
+};
+
+constexpr int kMaxTupleDepth = 32;
+
+// A signature dict, validated: what Library::bind needs to build a Function.
+struct ParsedSignature {
+  std::string name;
+  std::vector<Param> params;
+  Type result;
+};
+
+// Raises ValueError("invalid signature: signature[...]: ...") on any defect.
+ParsedSignature parse_signature(const py::object& signature);
+
+// --------------------------------------------------------------------------
+// Small buffer for per-call state: inline storage for the common case, heap
+// beyond it. Contents are zeroed.
+
+template <class T, size_t N>
+class ZeroedBuffer {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  explicit ZeroedBuffer(size_t n) {
+    if (n > N) {
+      heap_ = std::make_unique<T[]>(n);  // value-initialized: zero
+      data_ = heap_.get();
+    } else {
+      data_ = inline_;
+      std::memset(static_cast<void*>(inline_), 0, n * sizeof(T));
+    }
+  }
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+
+ private:
+  T inline_[N];
+  std::unique_ptr<T[]> heap_;
+  T* data_;
+};
+
+// --------------------------------------------------------------------------
+// Calls
+
+// One array argument slot: the object the caller gave and the array actually
+// passed (a contiguous copy when the original could not be passed as is).
+struct ArraySlot {
+  PyObject* original;
+  PyObject* passed;
+};
+
+class Function {
+ public:
+  Function(std::string name, py::object signature, std::vector<Param> params, Type result,
+           ep_entry_fn entry, ep_release_fn release, std::string symbol)
+      : name_(std::move(name)),
+        signature_(std::move(signature)),
+        params_(std::move(params)),
+        result_(std::move(result)),
+        entry_(entry),
+        release_(release),
+        symbol_(std::move(symbol)) {
+    for (Param& p : params_) {
+      p.first_slot = nargs_;
+      nargs_ += p.type.nslots;
+      if (!p.has_default) ++nrequired_;
+    }
+  }
+
+  const std::string& name() const { return name_; }
+  const py::object& signature() const { return signature_; }
+  const std::string& symbol() const { return symbol_; }
+
+  // args: a tuple; kwargs: a dict or NULL.  (module.cpp)
+  py::object call(PyObject* args, PyObject* kwargs) const;
+
+ private:
+  // Per-call state shared by argument and result conversion.
+  struct CallState {
+    explicit CallState(size_t nargs, size_t nres) : args(nargs), slots(nargs), results(nres) {}
+    ZeroedBuffer<ep_value, 8> args;
+    ZeroedBuffer<ArraySlot, 8> slots;
+    ZeroedBuffer<ep_value, 4> results;
+    std::vector<py::object> copies;  // keeps contiguous copies alive during the call
+  };
+
+  // Where an argument error happened: the parameter and tuple item indices.
+  struct ArgPath {
+    explicit ArgPath(const Param* p) : param(p) {}  // index[] left unset: only [0, depth) is read
+    const Param* param;
+    int depth = 0;
+    std::array<int, kMaxTupleDepth + 1> index;
+  };
+
+  // arguments.cpp
+  void bind_arguments(PyObject* args, PyObject* kwargs, PyObject** bound) const;
+  void convert_arg(PyObject* obj, const Type& t, bool mutated, CallState& st, int64_t& slot,
+                   ArgPath& path) const;
+  void convert_array_arg(PyObject* obj, const Type& t, bool mutated, CallState& st, int64_t slot,
+                         ArgPath& path) const;
+  void convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, ArgPath& path) const;
+  std::string arg_label(const ArgPath& path) const;
+  [[noreturn]] void arg_type_error(PyObject* obj, const Type& t, const ArgPath& path) const;
+
+  // results.cpp
+  py::object convert_result(const Type& t, CallState& st, int64_t& slot) const;
+  py::object convert_array_result(ep_value& v, CallState& st) const;
+  py::object borrowed_array(const ep_value& v, CallState& st) const;
+  py::object scalar_to_python(const void* data, int dtype, bool py) const;
+  [[noreturn]] void raise_kernel_error(const ep_error& err, int rc) const;
+  void release_results(CallState& st) const;
+
+  std::string name_;
+  py::object signature_;
+  std::vector<Param> params_;
+  Type result_;
+  ep_entry_fn entry_;
+  ep_release_fn release_;
+  std::string symbol_;
+  int64_t nargs_ = 0;
+  size_t nrequired_ = 0;
+};
+
+}  // namespace ep_runtime
