@@ -278,24 +278,23 @@ void mask_assign(const Array<T, N>& a, const Array<bool, K>& m, const V& value) 
 }
 
 // ---- integer-array indexing along one axis (copies) --------------------------
+// Shape of a[..., idx, ...] with idx on axis P: idx's axes replace axis P.
 template <int P, class T, int N, class I, int K>
-Array<T, N - 1 + K> take_axis(const Array<T, N>& a, const Array<I, K>& idx) {
-  constexpr int R = N - 1 + K;
-  std::array<index_t, R> shape{};
+std::array<index_t, N - 1 + K> take_shape(const Array<T, N>& a, const Array<I, K>& idx) {
+  std::array<index_t, N - 1 + K> shape{};
   for (int k = 0; k < P; ++k) shape[k] = a.shape[k];
   for (int k = 0; k < K; ++k) shape[P + k] = idx.shape[k];
   for (int k = P + 1; k < N; ++k) shape[k - 1 + K] = a.shape[k];
-  Array<T, R> out = empty<T, R>(shape);
-  if constexpr (N == 1 && K == 1) {  // the common a[idx]: one pass, no unravelling
-    const index_t n = idx.shape[0], len = a.shape[0];
-    for (index_t j = 0; j < n; ++j)
-      out.data[j] = a.data[wrap_checked(static_cast<index_t>(idx.data[j * idx.strides[0]]), len, 0) * a.strides[0]];
-    return out;
-  }
-  // out[before..., j..., after...] = a[before..., idx[j...], after...]
-  index_t j = 0;
+  return shape;
+}
+
+// f(flat position in the selection, element offset in a) for every selected element.
+template <int P, class T, int N, class I, int K, class F>
+void axis_offsets(const Array<T, N>& a, const Array<I, K>& idx, const std::array<index_t, N - 1 + K>& shape, F&& f) {
+  constexpr int R = N - 1 + K;
+  index_t total = 1;
+  for (int k = 0; k < R; ++k) total *= shape[k];
   std::array<index_t, R> pos{};
-  const index_t total = out.size();
   for (index_t flat = 0; flat < total; ++flat) {
     index_t rem = flat;
     for (int k = R - 1; k >= 0; --k) {
@@ -304,22 +303,33 @@ Array<T, N - 1 + K> take_axis(const Array<T, N>& a, const Array<I, K>& idx) {
     }
     index_t ioff = 0;
     for (int k = 0; k < K; ++k) ioff += pos[P + k] * idx.strides[k];
-    index_t src = 0;
-    for (int k = 0; k < P; ++k) src += pos[k] * a.strides[k];
-    src += wrap_checked(static_cast<index_t>(idx.data[ioff]), a.shape[P], P) * a.strides[P];
-    for (int k = P + 1; k < N; ++k) src += pos[k - 1 + K] * a.strides[k];
-    out.data[j++] = a.data[src];
+    index_t off = 0;
+    for (int k = 0; k < P; ++k) off += pos[k] * a.strides[k];
+    off += wrap_checked(static_cast<index_t>(idx.data[ioff]), a.shape[P], P) * a.strides[P];
+    for (int k = P + 1; k < N; ++k) off += pos[k - 1 + K] * a.strides[k];
+    f(flat, off);
   }
+}
+template <int P, class T, int N, class I, int K>
+Array<T, N - 1 + K> take_axis(const Array<T, N>& a, const Array<I, K>& idx) {
+  constexpr int R = N - 1 + K;
+  const std::array<index_t, R> shape = take_shape<P>(a, idx);
+  Array<T, R> out = empty<T, R>(shape);
+  if constexpr (N == 1 && K == 1) {  // the common a[idx]: one pass, no unravelling
+    const index_t n = idx.shape[0], len = a.shape[0];
+    for (index_t j = 0; j < n; ++j)
+      out.data[j] = a.data[wrap_checked(static_cast<index_t>(idx.data[j * idx.strides[0]]), len, 0) * a.strides[0]];
+    return out;
+  }
+  // out[before..., j..., after...] = a[before..., idx[j...], after...]
+  axis_offsets<P>(a, idx, shape, [&](index_t flat, index_t src) { out.data[flat] = a.data[src]; });
   return out;
 }
 
 template <int P, class T, int N, class I, int K, class V>
 void put_axis(const Array<T, N>& a, const Array<I, K>& idx, const V& value) {
   constexpr int R = N - 1 + K;
-  std::array<index_t, R> shape{};
-  for (int k = 0; k < P; ++k) shape[k] = a.shape[k];
-  for (int k = 0; k < K; ++k) shape[P + k] = idx.shape[k];
-  for (int k = P + 1; k < N; ++k) shape[k - 1 + K] = a.shape[k];
+  const std::array<index_t, R> shape = take_shape<P>(a, idx);
   if constexpr (N == 1 && K == 1) {  // the common a[idx] = v
     const index_t n = idx.shape[0], len = a.shape[0];
     if constexpr (is_array_v<V>) {
@@ -342,22 +352,7 @@ void put_axis(const Array<T, N>& a, const Array<I, K>& idx, const V& value) {
   // broadcast the value to the selection's shape first (as NumPy does)
   Array<T, R> vals = empty<T, R>(shape);
   map_into(vals, [](auto v) { return v; }, value);
-  index_t total = vals.size();
-  std::array<index_t, R> pos{};
-  for (index_t flat = 0; flat < total; ++flat) {
-    index_t rem = flat;
-    for (int k = R - 1; k >= 0; --k) {
-      pos[k] = shape[k] ? rem % shape[k] : 0;
-      rem = shape[k] ? rem / shape[k] : 0;
-    }
-    index_t ioff = 0;
-    for (int k = 0; k < K; ++k) ioff += pos[P + k] * idx.strides[k];
-    index_t dst = 0;
-    for (int k = 0; k < P; ++k) dst += pos[k] * a.strides[k];
-    dst += wrap_checked(static_cast<index_t>(idx.data[ioff]), a.shape[P], P) * a.strides[P];
-    for (int k = P + 1; k < N; ++k) dst += pos[k - 1 + K] * a.strides[k];
-    a.data[dst] = vals.data[flat];
-  }
+  axis_offsets<P>(a, idx, shape, [&](index_t flat, index_t dst) { a.data[dst] = vals.data[flat]; });
 }
 
 // a[...] = value through a view (value: scalar or broadcastable array)
