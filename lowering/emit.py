@@ -14,7 +14,8 @@ from typing import Any
 from everypath.errors import CompileError
 from lowering.cpp import EmitError, cast, ctype, literal
 from lowering.emit_values import (
-    ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_inplace_array, setitem,
+    ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
+    setitem,
 )
 from lowering.infer import TypedFunction, const_type, element_type, static_truth
 from lowering.types import (
@@ -86,7 +87,9 @@ class FunctionEmitter:
             if is_inplace_array(self, n) or len(n.users) != 1:
                 continue
             (u,) = n.users
-            if u.block is not block or not is_elementwise(self, u) or not isinstance(self.spec.types.get(u), ArrayT):
+            consumer = (is_elementwise(self, u) and isinstance(self.spec.types.get(u), ArrayT)) or \
+                is_fusable_reduction(self, u, n)
+            if u.block is not block or not consumer:
                 continue
             j = block.nodes.index(u)
             between = block.nodes[i + 1:j]

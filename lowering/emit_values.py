@@ -30,6 +30,15 @@ def is_inplace_array(fe: "FunctionEmitter", n: Node) -> bool:
     return key.startswith("operator.i") and key != "operator.invert" and isinstance(fe.ty(n.args[0]), ArrayT)
 
 
+FUSED_REDUCTIONS = frozenset({"numpy.sum", "ndarray.sum"})
+
+
+def is_fusable_reduction(fe: "FunctionEmitter", u: Node, operand: Node) -> bool:
+    """A full sum of an element-wise expression: evaluated without materialising the expression."""
+    return (u.op is Opcode.CALL and fe.spec.op_keys.get(u) in FUSED_REDUCTIONS and len(u.args) == 1
+            and not u.kwargs and u.args[0] is operand and isinstance(fe.spec.types.get(u), ScalarT))
+
+
 def elem_type(t: Type) -> ScalarT:
     if isinstance(t, ArrayT):
         return ScalarT(t.dtype)
@@ -255,6 +264,13 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         return f"({fe.value(n.args[0])}.append({fe.value(n.args[1])}), ep::None{{}})"
     if is_elementwise(fe, n):
         return elementwise(fe, n)
+    if n.args and n.args[0] in fe.fused and is_fusable_reduction(fe, n, n.args[0]):
+        leaves: list[str] = []
+        body = fused_body(fe, n.args[0], leaves)
+        src = fe.ty(n.args[0])
+        params = ", ".join(f"auto x{i}" for i in range(len(leaves)))
+        return (f"ep::fused_sum_all<{fe.ty(n).dtype.cpp}, {src.dtype.cpp}, {src.ndim}>("
+                f"[&]({params}) {{ return {body}; }}, {', '.join(leaves)})")
     key = fe.spec.op_keys[n]
     op = lookup_operator(key)
     if op.lower is None:

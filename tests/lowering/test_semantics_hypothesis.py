@@ -230,3 +230,20 @@ def test_scalar_powers_take_numpys_fast_paths_exactly() -> None:
     for w, g in zip(want, got):
         np.testing.assert_array_equal(g, w)  # bit for bit, NaN and signed zeros included
         assert g.dtype == w.dtype
+
+
+def fused_sums(x: F64, a: B1, b: B1):
+    return np.sum(np.log(x)), np.sum((x - 0.5) ** 2), np.sum(a & b), np.sum(x[::2] * 2.0), np.sum(-x)
+
+
+@SETTINGS
+@given(hnp.arrays(np.float64, st.integers(0, 300), elements=st.floats(-1e6, 1e6)), st.data())
+def test_fused_sums_are_bit_identical_to_numpy(x, data) -> None:
+    a = data.draw(hnp.arrays(np.bool_, x.shape))
+    b = data.draw(hnp.arrays(np.bool_, x.shape))
+    with np.errstate(all="ignore"):
+        want = fused_sums(x, a, b)
+    got = _compiled(fused_sums)(x, a, b)
+    for w, g in zip(want, got):
+        assert type(w) is type(g)
+        np.testing.assert_array_equal(g, w)  # same pairwise order as NumPy: exact, NaN and -0.0 included

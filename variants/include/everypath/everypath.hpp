@@ -12,4 +12,5 @@
 #include "ops/scan.hpp"
 #include "ops/linalg.hpp"
 #include "ops/shape.hpp"
+#include "fused_reduce.hpp"
 #include "entry.hpp"
