@@ -23,11 +23,19 @@ def type_descriptor(t: Type) -> dict[str, Any]:
     raise TypeError(f"{t} cannot cross the C ABI")
 
 
+def _spelled(written: str | None, t: Type) -> str:
+    """The annotation as the user wrote it, expanded when it is an alias (`Vec (np.ndarray[...])`)."""
+    canonical = annotation_text(t)
+    if not written or written == canonical:
+        return canonical
+    return f"{written} ({canonical})" if written.replace("numpy.", "np.") != canonical else written
+
+
 def signature(spec: TypedFunction, mutated: set[str], annotations: dict[str, str]) -> dict[str, Any]:
     params = []
     for p, t in zip(spec.fn.params, spec.arg_types):
         d: dict[str, Any] = {
-            "name": p.name, "type": type_descriptor(t), "annotation": annotations.get(p.name) or annotation_text(t),
+            "name": p.name, "type": type_descriptor(t), "annotation": _spelled(annotations.get(p.name), t),
             "mutated": p.name in mutated,
         }
         if p.has_default:

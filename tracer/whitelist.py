@@ -48,9 +48,24 @@ _WHY: dict[type, str] = {
 }
 
 
+def _compiled_parts(tree: ast.AST) -> list[ast.AST]:
+    """What is compiled: the body and default values, not the decorators or annotations
+    (those run in Python at definition time)."""
+    if isinstance(tree, ast.FunctionDef):
+        return [*tree.body, *tree.args.defaults]
+    return [tree]
+
+
 def check_syntax(tree: ast.AST, locate: Callable[[ast.AST], SourceLocation]) -> None:
     """Raise CompileError at the first construct outside the whitelist."""
-    for node in ast.walk(tree):
+    if isinstance(tree, ast.FunctionDef):
+        a = tree.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise CompileError.at(
+                locate(tree), "*args, **kwargs, keyword-only and positional-only parameters are not supported",
+                ("checking the syntax whitelist",),
+            )
+    for node in (n for part in _compiled_parts(tree) for n in ast.walk(part)):
         if isinstance(node, ast.Starred):
             raise CompileError.at(locate(node), _WHY[ast.Starred], ("checking the syntax whitelist",))
         if not isinstance(node, _ALLOWED):
