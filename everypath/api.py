@@ -7,7 +7,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from everypath.errors import CompileError
+from everypath.errors import OpenSignatureError
 from everypath.settings import Settings
 
 _KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox")
@@ -111,10 +111,8 @@ class CompiledFunction:
                     self._native = self._bind_native(module)
                     self._open = False
                     return self._native
-                except CompileError as exc:
-                    if "needs an annotation" not in exc.message and "needs a rank" not in exc.message:
-                        raise
-                    self._open = True
+                except OpenSignatureError:
+                    self._open = True  # specialise per call on the arguments' types instead
             bound = self._bind_call(args, kwargs)
             key = tuple(describe_value_type(v) for v in bound)
             native = self._by_types.get(key)

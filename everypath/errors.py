@@ -96,5 +96,17 @@ class CompileErrors(CompileError):
         return (CompileErrors, (self.errors,))
 
 
+class OpenSignatureError(CompileError):
+    """The signature leaves a type open (no annotation, or an array without a rank):
+    it cannot be built ahead of time, only specialised on a call's arguments."""
+
+    def __reduce__(self):
+        return (OpenSignatureError, (self.message, self.filename, self.lineno, self.col, self.during, self.source_line))
+
+    def with_during(self, context: str) -> "OpenSignatureError":
+        return OpenSignatureError(self.message, self.filename, self.lineno, self.col, (context, *self.during),
+                                  self.source_line)
+
+
 class BuildError(RuntimeError):
     """The C++ toolchain failed on code we generated: always our bug, never the user's."""

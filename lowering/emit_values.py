@@ -222,8 +222,6 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
     target = n.target
     if target == "ep.call" and len(fe.spec.choices.get(n, ())) > 1:
         # a variable bound to one of several closures holds the chosen one's tag
-        from lowering.types import FuncT
-
         members = fe.ty(n.args[0]).members
         rt = ctype(fe.ty(n))
         expr = ""
@@ -231,7 +229,6 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
             tag = members.index(f"closure:{id(callee.fn)}:{callee.fn.qualname}")
             call_ = f"{rt}({callee.symbol}({', '.join(fe.bound_args(callee, list(n.args[1:]), n.kwargs))}))"
             expr = call_ if not expr else f"({fe.value(n.args[0])} == {tag} ? {call_} : {expr})"
-        del FuncT
         return expr
     if isinstance(target, FunctionRef) or target == "ep.call":
         callee = fe.spec.callees[n]

@@ -101,14 +101,7 @@ class ProgramTyper:
             if (dict(spec.var_types), spec.return_type) == before:
                 break
             self.changed = True
-        if self.final:
-            self._check_signature(spec)
 
-    def _check_signature(self, spec: TypedFunction) -> None:
-        fn = spec.fn
-        for name, t in spec.var_types.items():
-            if isinstance(t, ListT) and t.elem is None and name in fn.locals:
-                pass  # an empty list nobody appends to is fine as long as nobody reads an element
 
     def _store(self, spec: TypedFunction, name: str, t: Type | None, node: Node) -> None:
         if t is None:

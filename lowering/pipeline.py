@@ -11,7 +11,7 @@ import hashlib
 import types
 from typing import Any
 
-from everypath.errors import CompileError
+from everypath.errors import CompileError, OpenSignatureError
 from everypath.settings import Settings
 from lowering.annotations import Annotation, OpenArrayT, annotation_text, to_type
 from lowering.build import build_shared, compiler_version, headers_digest
@@ -36,9 +36,10 @@ def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tup
         if t is None or isinstance(t, OpenArrayT):
             if call_t is None:
                 what = "an annotation" if t is None else "a rank in its annotation"
-                raise CompileError.at(p.loc, f"parameter '{p.name}' needs {what} to be compiled ahead of time "
-                                             "(or call the function once so everypath can specialise on the argument)",
-                                      ("resolving the signature",))
+                raise OpenSignatureError(
+                    f"parameter '{p.name}' needs {what} to be compiled ahead of time "
+                    "(or call the function once so everypath can specialise on the argument)",
+                    p.loc.filename, p.loc.lineno, p.loc.col, ("resolving the signature",))
             if isinstance(t, OpenArrayT):
                 if not isinstance(call_t, ArrayT) or (t.dtype is not None and call_t.dtype is not t.dtype):
                     raise CompileError.at(p.loc, f"parameter '{p.name}': argument of type {call_t} does not match "
