@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <tuple>
@@ -98,6 +99,46 @@ inline std::array<index_t, N> c_strides(const std::array<index_t, N>& shape) {
   return s;
 }
 
+// Large blocks (temporaries of whole-array code) are kept in a small cache when freed
+// and handed out again for the next allocation of the same size class: repeated calls
+// then reuse warm, already-faulted memory instead of glibc trimming the heap and the
+// next call faulting every page back in. Bounded (8 blocks, 64 MiB), thread-safe.
+struct BlockCache {
+  static constexpr size_t max_blocks = 8, max_bytes = size_t(64) << 20;
+  std::mutex lock;
+  std::vector<std::pair<size_t, void*>> blocks;
+  size_t held = 0;
+  void* take(size_t cls) {
+    std::lock_guard<std::mutex> g(lock);
+    for (size_t i = 0; i < blocks.size(); ++i)
+      if (blocks[i].first == cls) {
+        void* p = blocks[i].second;
+        held -= cls;
+        blocks[i] = blocks.back();
+        blocks.pop_back();
+        return p;
+      }
+    return nullptr;
+  }
+  bool give(size_t cls, void* p) {
+    std::lock_guard<std::mutex> g(lock);
+    if (blocks.size() >= max_blocks || held + cls > max_bytes) return false;
+    blocks.emplace_back(cls, p);
+    held += cls;
+    return true;
+  }
+};
+
+// Never destroyed: arrays released during interpreter or program shutdown may still
+// return their blocks after static destructors would have run.
+inline BlockCache& block_cache() {
+  static BlockCache* cache = new BlockCache();
+  return *cache;
+}
+
+// Size class of a large block: rounded up to 64 KiB so that similar shapes share blocks.
+inline size_t block_class(size_t bytes) { return (bytes + (size_t(64) << 10) - 1) & ~((size_t(64) << 10) - 1); }
+
 // 64-byte aligned memory from malloc, as NumPy does: glibc raises its mmap threshold
 // after the first large free, so repeated temporaries reuse warm heap memory instead of
 // faulting in fresh pages (~3 ms per 8 MiB here). Large blocks are also advised for
@@ -137,9 +178,13 @@ Array<T, N> empty(const std::array<index_t, N>& shape) {
     a.owner = std::move(block);
     return a;
   }
-  void* p = allocate_bytes(bytes);
+  const size_t cls = block_class(bytes);
+  void* p = block_cache().take(cls);
+  if (!p) p = allocate_bytes(cls);
   a.data = static_cast<T*>(p);
-  a.owner = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  a.owner = std::shared_ptr<void>(p, [cls](void* q) {
+    if (!block_cache().give(cls, q)) std::free(q);
+  });
   return a;
 }
 
