@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from everypath.errors import CompileError
+from lowering.bounds import LowerBounds
 from lowering.cpp import EmitError, cast, ctype, literal
 from lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
@@ -40,6 +41,7 @@ class FunctionEmitter:
         self.last_line: tuple[str, int] | None = None
         self.fused: set[Node] = set()
         self._plan_fusion(spec.fn.body)
+        self.bounds = LowerBounds(spec)
 
     # ---- small helpers -------------------------------------------------
     def ty(self, n: Node) -> Any:

@@ -151,6 +151,17 @@ def index_items(fe: "FunctionEmitter", idx: Node) -> list[str]:
     return [fe.value(idx)]
 
 
+def _element_accessor(fe: "FunctionEmitter", idx: Node) -> str:
+    """ep::get wraps negative indices; when every index is provably >= 0 the wrap is dropped."""
+    if idx.op is Opcode.CALL and idx.target == "ep.tuple":
+        nodes = list(idx.args)
+    elif idx.op is Opcode.CONST and isinstance(idx.target, tuple):
+        return "ep::get_nonneg" if all(isinstance(v, int) and v >= 0 for v in idx.target) else "ep::get"
+    else:
+        nodes = [idx]
+    return "ep::get_nonneg" if all(fe.bounds.non_negative(n) for n in nodes) else "ep::get"
+
+
 def _index_parts(fe: "FunctionEmitter", base_t: ArrayT, idx: Node) -> tuple[list[str], "object"]:
     plan = plan_array_index(base_t, fe.ty(idx))
     items = index_items(fe, idx)
@@ -174,7 +185,7 @@ def getitem(fe: "FunctionEmitter", n: Node) -> str:
     assert isinstance(bt, ArrayT)
     items, plan = _index_parts(fe, bt, idx)
     if plan.kind == "element":
-        return f"ep::get({b}, {', '.join(items)})"
+        return f"{_element_accessor(fe, idx)}({b}, {', '.join(items)})"
     if plan.kind == "view":
         return f"ep::view({b}{''.join(', ' + i for i in items)})"
     if plan.kind == "mask":
@@ -198,7 +209,8 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
     items, plan = _index_parts(fe, bt, idx)
     vt = fe.ty(val)
     if plan.kind == "element":
-        fe.line(f"ep::get({b}, {', '.join(items)}) = {cast(v, elem_type(vt), bt.dtype) if isinstance(vt, ScalarT) else v};")
+        acc = _element_accessor(fe, idx)
+        fe.line(f"{acc}({b}, {', '.join(items)}) = {cast(v, elem_type(vt), bt.dtype) if isinstance(vt, ScalarT) else v};")
         return
     if (plan.kind == "view" and val.op is Opcode.CALL and is_inplace_array(fe, val) and val.args[0].op is Opcode.GETITEM
             and val.args[0].args[0] is base and val.args[0].args[1] is idx):

@@ -24,7 +24,7 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
     l_i = i1;
     // golden_programs.py:13
     auto v11 = l_i;
-    auto v12 = ep::get(l_x, v11);
+    auto v12 = ep::get_nonneg(l_x, v11);
     auto v13 = l_k;
     auto v14 = ep::sc::gt<double>(v12, static_cast<double>(v13));
     l_bool_1 = v14;
@@ -40,14 +40,14 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
       // golden_programs.py:14
       auto v26 = l_s;
       auto v28 = l_i;
-      auto v29 = ep::get(l_x, v28);
+      auto v29 = ep::get_nonneg(l_x, v28);
       auto v31 = ep::sc::mul<double>(v29, double(2.0));
       auto v32 = ep::sc::add<double>(v26, v31);
       l_s = v32;
     } else {
       // golden_programs.py:15
       auto v35 = l_i;
-      auto v36 = ep::get(l_x, v35);
+      auto v36 = ep::get_nonneg(l_x, v35);
       auto v37 = l_k;
       auto v38 = ep::py::negative<int64_t>(v37);
       auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));

@@ -16,7 +16,7 @@ static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x) {
   auto v7 = ep::view(l_x, ep::make_slice(int64_t(1LL), int64_t(-1LL), int64_t(2LL)));
   l_y = v7;
   // golden_programs.py:34
-  ep::get(l_y, int64_t(0LL)) = double(1.0);
+  ep::get_nonneg(l_y, int64_t(0LL)) = double(1.0);
   // golden_programs.py:35
   auto v17 = ep::map<bool, 1>([&](auto x0, auto x1) { return ep::sc::lt<double>(x0, static_cast<double>(x1)); }, l_x, int64_t(0LL));
   ep::mask_assign(l_x, v17, double(0.0));

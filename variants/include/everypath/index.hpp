@@ -43,6 +43,20 @@ inline T& get(const Array<T, N>& a, I... idx) {
   return a.data[off];
 }
 
+// Element access where every index is proven non-negative (lowering/bounds.py): no wrap.
+template <class T, int N, class... I>
+inline T& get_nonneg(const Array<T, N>& a, I... idx) {
+  static_assert(sizeof...(I) == N, "element access needs one index per axis");
+  index_t off = 0;
+  int k = 0;
+#ifdef EP_CHECKED
+  ((off += wrap(static_cast<index_t>(idx), a.shape[k], k) * a.strides[k], ++k), ...);
+#else
+  ((off += static_cast<index_t>(idx) * a.strides[k], ++k), ...);
+#endif
+  return a.data[off];
+}
+
 // list / tuple-like element access with Python's wrap and IndexError
 template <class T>
 inline list_slot_t<T>& list_get(const List<T>& l, index_t i) {

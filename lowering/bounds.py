@@ -1,0 +1,103 @@
+"""Lower bounds of integer values, to drop negative-index wrapping where it cannot happen.
+
+`a[i - 1, j + 1]` inside `for i in range(1, h)` can never see a negative index, so the
+element access needs no `i < 0 ? i + n : i` per index (which also blocks vectorisation).
+Conservative: a value has a known lower bound only when it is a non-negative constant, a
+length or shape, a loop variable bound only by `for` over a range with a constant positive
+step and a bounded start, or +, *, // and % of such values (and `x - c` for constant c).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from lowering.infer import TypedFunction
+from lowering.types import ScalarT
+from tracer.ir import Node, Opcode
+
+
+def _names(pattern: Any) -> list[str]:
+    if isinstance(pattern, str):
+        return [pattern]
+    return [n for p in pattern for n in _names(p)]
+
+
+class LowerBounds:
+    def __init__(self, spec: TypedFunction) -> None:
+        self.spec = spec
+        self.memo: dict[Node, int | None] = {}
+        self.var_lb: dict[str, int | None] = {}
+        self._loop_vars()
+
+    def _loop_vars(self) -> None:
+        """Variables whose every definition is a `for` over a non-negative range."""
+        defs: dict[str, list[Node]] = {}
+        for n in self.spec.fn.body.walk():
+            if n.op is Opcode.STORE:
+                defs.setdefault(n.target, []).append(n)
+            elif n.op is Opcode.FOR:
+                for name in _names(n.target):
+                    defs.setdefault(name, []).append(n)
+        pending = {name: ds for name, ds in defs.items()
+                   if all(d.op is Opcode.FOR and isinstance(d.target, str) for d in ds)}
+        for name in pending:
+            self.var_lb[name] = None
+        for _ in range(3):  # a range start may itself be another loop variable
+            for name, ds in pending.items():
+                bounds = [self._range_lb(d.args[0]) for d in ds]
+                self.var_lb[name] = None if any(b is None for b in bounds) else min(bounds)  # type: ignore[type-var]
+            self.memo.clear()
+
+    def _range_lb(self, it: Node) -> int | None:
+        if not (it.op is Opcode.CALL and it.target == "builtins.range"):
+            return None
+        args = it.args
+        if len(args) == 3:
+            step = args[2]
+            if not (step.op is Opcode.CONST and isinstance(step.target, int) and step.target > 0):
+                return None
+        if len(args) == 1:
+            return 0
+        return self.lower_bound(args[0])
+
+    def lower_bound(self, n: Node) -> int | None:
+        if n in self.memo:
+            return self.memo[n]
+        self.memo[n] = None  # cycles: unknown
+        lb = self._compute(n)
+        self.memo[n] = lb
+        return lb
+
+    def _compute(self, n: Node) -> int | None:
+        t = self.spec.types.get(n)
+        if not (isinstance(t, ScalarT) and (t.dtype.is_integer or t.dtype.is_bool)):
+            return None
+        if n.op is Opcode.CONST and isinstance(n.target, int):
+            return n.target
+        if n.op is Opcode.LOAD:
+            return self.var_lb.get(n.target)
+        if n.op is Opcode.GETITEM and n.args[0].op is Opcode.GETATTR and n.args[0].target == "shape":
+            return 0
+        if n.op is Opcode.CALL:
+            key = self.spec.op_keys.get(n, n.target if isinstance(n.target, str) else "")
+            if key == "builtins.len":
+                return 0
+            args = [self.lower_bound(a) for a in n.args]
+            if key in ("operator.add", "operator.iadd") and None not in args:
+                return args[0] + args[1]  # type: ignore[operator]
+            if key in ("operator.mul", "operator.imul") and None not in args and min(args) >= 0:  # type: ignore[type-var]
+                return args[0] * args[1]  # type: ignore[operator]
+            if key in ("operator.sub", "operator.isub") and args[0] is not None:
+                c = n.args[1]
+                if c.op is Opcode.CONST and isinstance(c.target, int):
+                    return args[0] - c.target
+            if key in ("operator.floordiv", "operator.mod") and args[0] is not None and args[0] >= 0:
+                c = n.args[1]
+                if c.op is Opcode.CONST and isinstance(c.target, int) and c.target > 0:
+                    return 0
+            if key == "builtins.int" and args and args[0] is not None:
+                return args[0]
+        return None
+
+    def non_negative(self, n: Node) -> bool:
+        lb = self.lower_bound(n)
+        return lb is not None and lb >= 0

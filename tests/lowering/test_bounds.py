@@ -1,0 +1,63 @@
+"""Negative-index wrapping is dropped only where an index provably cannot be negative."""
+from __future__ import annotations
+
+import numpy as np
+
+import everypath
+from lowering.bounds import LowerBounds
+from lowering.infer import ProgramTyper
+from lowering.pipeline import _resolve_params
+from lowering.types import ArrayT
+from tests.corpus._loader import assert_same_result
+from tracer.callgraph import trace_program
+from tracer.ir import Opcode
+
+V = np.ndarray[tuple[int], np.dtype[np.float64]]
+M = np.ndarray[tuple[int, int], np.dtype[np.float64]]
+
+
+def wraps(x: V, n: int) -> V:
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = x[i - 1]  # reads x[-1] when i == 0
+    for i in range(x.shape[0] - 1, -1, -1):
+        out[i] += x[i - n]  # negative step and a runtime offset
+    k = 3
+    k = k - 10
+    out[0] += x[k]  # a re-assigned variable
+    return out
+
+
+def stencil(a: M) -> M:
+    h, w = a.shape
+    out = np.zeros((h, w))
+    for i in range(1, h - 1):
+        for j in range(1, w - 1):
+            out[i, j] = a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1] + a[(i * 2) // 2, j % 3]
+    return out
+
+
+def _bounds(fn):
+    program = trace_program(fn)
+    types, _ = _resolve_params(program.functions[program.entry], None)
+    spec = ProgramTyper(program.functions).run(program.entry, types)
+    return spec, LowerBounds(spec)
+
+
+def test_possibly_negative_indices_keep_python_semantics() -> None:
+    x = np.arange(7.0)
+    assert_same_result(wraps(x, 2), everypath.compile(wraps)(x, 2))
+    spec, b = _bounds(wraps)
+    reads_of_x = [n.args[1] for n in spec.fn.body.walk()
+                  if n.op is Opcode.GETITEM and isinstance(spec.types[n.args[0]], ArrayT)
+                  and n.args[0].op is Opcode.LOAD and n.args[0].target == "x"]
+    assert len(reads_of_x) == 3 and not any(b.non_negative(i) for i in reads_of_x)
+
+
+def test_stencil_indices_are_proven_non_negative() -> None:
+    a = np.random.default_rng(0).random((6, 5))
+    assert_same_result(stencil(a), everypath.compile(stencil)(a))
+    spec, b = _bounds(stencil)
+    reads = [n for n in spec.fn.body.walk() if n.op is Opcode.GETITEM and n.args[1].op is Opcode.CALL
+             and n.args[1].target == "ep.tuple"]
+    assert reads and all(b.non_negative(i) for n in reads for i in n.args[1].args)
