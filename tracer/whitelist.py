@@ -48,6 +48,13 @@ _WHY: dict[type, str] = {
 }
 
 
+def _check_params(fn: ast.FunctionDef, locate: Callable[[ast.AST], SourceLocation]) -> None:
+    a = fn.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        raise CompileError.at(locate(fn), "*args, **kwargs, keyword-only and positional-only parameters are not supported",
+                              ("checking the syntax whitelist",))
+
+
 def _compiled_parts(tree: ast.AST) -> list[ast.AST]:
     """What is compiled: the body and default values, not the decorators or annotations
     (those run in Python at definition time)."""
@@ -59,12 +66,7 @@ def _compiled_parts(tree: ast.AST) -> list[ast.AST]:
 def check_syntax(tree: ast.AST, locate: Callable[[ast.AST], SourceLocation]) -> None:
     """Raise CompileError at the first construct outside the whitelist."""
     if isinstance(tree, ast.FunctionDef):
-        a = tree.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-            raise CompileError.at(
-                locate(tree), "*args, **kwargs, keyword-only and positional-only parameters are not supported",
-                ("checking the syntax whitelist",),
-            )
+        _check_params(tree, locate)
     for node in (n for part in _compiled_parts(tree) for n in ast.walk(part)):
         if isinstance(node, ast.Starred):
             raise CompileError.at(locate(node), _WHY[ast.Starred], ("checking the syntax whitelist",))
@@ -74,11 +76,6 @@ def check_syntax(tree: ast.AST, locate: Callable[[ast.AST], SourceLocation]) -> 
         if isinstance(node, (ast.For, ast.While)) and node.orelse:
             raise CompileError.at(locate(node), "'else' on a loop is not supported", ("checking the syntax whitelist",))
         if isinstance(node, ast.FunctionDef):
-            a = node.args
-            if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
-                raise CompileError.at(
-                    locate(node), "*args, **kwargs, keyword-only and positional-only parameters are not supported",
-                    ("checking the syntax whitelist",),
-                )
+            _check_params(node, locate)
         if isinstance(node, ast.comprehension) and node.is_async:
             raise CompileError.at(locate(node), "async comprehensions are not supported", ("checking the syntax whitelist",))

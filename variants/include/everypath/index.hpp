@@ -408,16 +408,32 @@ std::pair<std::array<index_t, K>, std::vector<index_t>> gather_offsets(const Arr
   return {shape, offs};
 }
 
+// Where a[i0, i1, ...] (M index arrays broadcast to rank K) reads: the selection's shape,
+// the offset of each index position, and the trailing axes copied whole at each.
+template <int K, int M, class T, int N>
+struct GatherLayout {
+  std::array<index_t, K + N - M> shape{};
+  std::vector<index_t> offs;
+  Array<T, N - M> rest;
+};
+
 template <class T, int N, class... I>
-auto gather(const Array<T, N>& a, const I&... idx) {
+auto gather_layout(const Array<T, N>& a, const I&... idx) {
   constexpr int K = std::max({index_ndim<I>()...});
   constexpr int M = sizeof...(I);
-  constexpr int R = K + N - M;
+  GatherLayout<K, M, T, N> g;
   auto [bshape, offs] = gather_offsets<K>(a, idx...);
-  std::array<index_t, R> shape{};
-  for (int k = 0; k < K; ++k) shape[k] = bshape[k];
-  Array<T, N - M> rest;  // the trailing axes copied whole for every index position
-  for (int k = M; k < N; ++k) shape[K + k - M] = a.shape[k], rest.shape[k - M] = a.shape[k], rest.strides[k - M] = a.strides[k];
+  g.offs = std::move(offs);
+  for (int k = 0; k < K; ++k) g.shape[k] = bshape[k];
+  for (int k = M; k < N; ++k)
+    g.shape[K + k - M] = a.shape[k], g.rest.shape[k - M] = a.shape[k], g.rest.strides[k - M] = a.strides[k];
+  return g;
+}
+
+template <class T, int N, class... I>
+auto gather(const Array<T, N>& a, const I&... idx) {
+  auto [shape, offs, rest] = gather_layout(a, idx...);
+  constexpr int R = std::tuple_size_v<decltype(shape)>;
   Array<T, R> out = empty<T, R>(shape);
   index_t j = 0;
   for (index_t base : offs) {
@@ -429,14 +445,8 @@ auto gather(const Array<T, N>& a, const I&... idx) {
 
 template <class T, int N, class V, class... I>
 void scatter(const Array<T, N>& a, const V& value, const I&... idx) {
-  constexpr int K = std::max({index_ndim<I>()...});
-  constexpr int M = sizeof...(I);
-  constexpr int R = K + N - M;
-  auto [bshape, offs] = gather_offsets<K>(a, idx...);
-  std::array<index_t, R> shape{};
-  for (int k = 0; k < K; ++k) shape[k] = bshape[k];
-  Array<T, N - M> rest;
-  for (int k = M; k < N; ++k) shape[K + k - M] = a.shape[k], rest.shape[k - M] = a.shape[k], rest.strides[k - M] = a.strides[k];
+  auto [shape, offs, rest] = gather_layout(a, idx...);
+  constexpr int R = std::tuple_size_v<decltype(shape)>;
   Array<T, R> vals = empty<T, R>(shape);  // broadcast the value first, as NumPy does
   map_into(vals, [](auto v) { return v; }, value);
   index_t j = 0;
