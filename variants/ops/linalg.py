@@ -9,7 +9,7 @@ NumPy's messages. C++ kernels: variants/include/everypath/ops/linalg.hpp.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -107,26 +107,19 @@ def _two_arrays(site: Site | LowerSite, fname: str, max_ndim: int | None = 2) ->
     return out[0], out[1]
 
 
-def _dot_infer(site: Site) -> Type:
-    a, b = _two_arrays(site, "dot")
-    dt = _dtype_of(lambda: np.dot(_sample(a), _sample(b)))
-    nd = a.ndim + b.ndim - 2
-    return ScalarT(dt) if nd == 0 else ArrayT(dt, nd)
+def _contraction(name: str, ref: Callable[..., Any]) -> tuple[Callable[[Site], Type], Callable[[LowerSite], str]]:
+    """np.dot / np.inner on 1-d and 2-d operands: the last axis of a against one of b."""
 
+    def infer(site: Site) -> Type:
+        a, b = _two_arrays(site, name)
+        dt = _dtype_of(lambda: ref(_sample(a), _sample(b)))
+        nd = a.ndim + b.ndim - 2
+        return ScalarT(dt) if nd == 0 else ArrayT(dt, nd)
 
-def _dot_lower(ls: LowerSite) -> str:
-    return f"ep::dot<{ls.result.dtype.cpp}>({ls.args[0]}, {ls.args[1]})"  # type: ignore[union-attr]
+    def lower(ls: LowerSite) -> str:
+        return f"ep::{name}<{ls.result.dtype.cpp}>({ls.args[0]}, {ls.args[1]})"  # type: ignore[union-attr]
 
-
-def _inner_infer(site: Site) -> Type:
-    a, b = _two_arrays(site, "inner")
-    dt = _dtype_of(lambda: np.inner(_sample(a), _sample(b)))
-    nd = a.ndim + b.ndim - 2
-    return ScalarT(dt) if nd == 0 else ArrayT(dt, nd)
-
-
-def _inner_lower(ls: LowerSite) -> str:
-    return f"ep::inner<{ls.result.dtype.cpp}>({ls.args[0]}, {ls.args[1]})"  # type: ignore[union-attr]
+    return infer, lower
 
 
 def _outer_infer(site: Site) -> Type:
@@ -279,8 +272,8 @@ def _norm_lower(ls: LowerSite) -> str:
 
 def declare(reg: Registry) -> None:
     reg.add(Operator("numpy.matmul", Family.LINALG, np.matmul, matmul_type, matmul_lower))
-    reg.add(Operator("numpy.dot", Family.LINALG, np.dot, _dot_infer, _dot_lower, aliases=("ndarray.dot",)))
-    reg.add(Operator("numpy.inner", Family.LINALG, np.inner, _inner_infer, _inner_lower))
+    reg.add(Operator("numpy.dot", Family.LINALG, np.dot, *_contraction("dot", np.dot), aliases=("ndarray.dot",)))
+    reg.add(Operator("numpy.inner", Family.LINALG, np.inner, *_contraction("inner", np.inner)))
     reg.add(Operator("numpy.outer", Family.LINALG, np.outer, _outer_infer, _outer_lower))
     reg.add(Operator("numpy.vdot", Family.LINALG, np.vdot, _vdot_infer, _vdot_lower))
     reg.add(Operator("numpy.trace", Family.LINALG, np.trace, _trace_infer, _trace_lower, aliases=("ndarray.trace",)))

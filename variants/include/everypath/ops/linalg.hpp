@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "../array.hpp"
+#include "../map.hpp"
 #include "../scalar.hpp"
 #include "creation.hpp"
 #include "reduce.hpp"
@@ -295,34 +296,26 @@ R trace(const Array<T, 2>& a, index_t offset) {
   return sum_all<R>(d);
 }
 
-// |x| in the real type R (norms)
+// |x| in the real type R (norms): an element-wise map
 template <class R, class T, int N>
 Array<R, N> abs_as(const Array<T, N>& a) {
-  Array<R, N> out = empty<R, N>(a.shape);
-  index_t j = 0;
-  for_each_offset(a, [&](index_t off) {
-    const T x = a.data[off];
-    if constexpr (is_complex_v<T>) out.data[j++] = static_cast<R>(std::abs(x));
-    else if constexpr (std::is_same_v<T, bool>) out.data[j++] = x ? R(1) : R(0);
-    else out.data[j++] = static_cast<R>(x < T(0) ? -static_cast<R>(x) : static_cast<R>(x));
-  });
-  return out;
+  return map<R, N>([](T x) -> R {
+    if constexpr (is_complex_v<T>) return static_cast<R>(std::abs(x));
+    else if constexpr (std::is_same_v<T, bool>) return x ? R(1) : R(0);
+    else return static_cast<R>(x < T(0) ? -static_cast<R>(x) : static_cast<R>(x));
+  }, a);
 }
 
 // (x.conj() * x).real in R
 template <class R, class T, int N>
 Array<R, N> abs2_as(const Array<T, N>& a) {
-  Array<R, N> out = empty<R, N>(a.shape);
-  index_t j = 0;
-  for_each_offset(a, [&](index_t off) {
-    const T x = a.data[off];
-    if constexpr (is_complex_v<T>) out.data[j++] = static_cast<R>(x.real() * x.real() + x.imag() * x.imag());
+  return map<R, N>([](T x) -> R {
+    if constexpr (is_complex_v<T>) return static_cast<R>(x.real() * x.real() + x.imag() * x.imag());
     else {
       const R y = elem_cast<R>(x);
-      out.data[j++] = y * y;
+      return y * y;
     }
-  });
-  return out;
+  }, a);
 }
 
 // x != 0 as R (ord=0 norms)

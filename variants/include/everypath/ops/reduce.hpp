@@ -201,17 +201,18 @@ inline bool use_lanes(index_t n, index_t s) {
   return std::is_same_v<R, T> && std::is_arithmetic_v<R> && !std::is_same_v<R, bool> && s == 1 && n >= 64;
 }
 
-template <class R>
-struct Max {
+// max / min: one fold, the direction chosen by IsMax (NaN-propagating like np.maximum)
+template <bool IsMax, class R>
+struct MinMax {
   using result = R;
   static constexpr bool has_identity = false;
-  static constexpr const char* name = "maximum";
+  static constexpr const char* name = IsMax ? "maximum" : "minimum";
   template <class T>
   static R row(R acc, const T* p, index_t n, index_t s) {
     if constexpr (std::is_same_v<R, T> && std::is_arithmetic_v<R> && !std::is_same_v<R, bool>) {
-      if (use_lanes<true, R, T>(n, s)) {
+      if (use_lanes<IsMax, R, T>(n, s)) {
         bool nan;
-        R m = minmax_lanes<true, R>(p, n, nan);
+        R m = minmax_lanes<IsMax, R>(p, n, nan);
         if (!nan) return combine(acc, m);
       }
     }
@@ -219,43 +220,30 @@ struct Max {
     return acc;
   }
   template <class T>
-  static R combine(R acc, const T& x) { return sc::maximum<R>(acc, elem_cast<R>(x)); }
+  static R combine(R acc, const T& x) {
+    if constexpr (IsMax) return sc::maximum<R>(acc, elem_cast<R>(x));
+    else return sc::minimum<R>(acc, elem_cast<R>(x));
+  }
 };
+
+template <class R>
+using Max = MinMax<true, R>;
+template <class R>
+using Min = MinMax<false, R>;
 
 // max with initial=0 (np.linalg.norm's ord=inf: empty inputs give 0)
 template <class R>
-struct Max0 : Max<R> {
+struct Max0 : MinMax<true, R> {
   static constexpr bool has_identity = true;
   static R identity() { return R(0); }
 };
 
-template <class R>
-struct Min {
-  using result = R;
-  static constexpr bool has_identity = false;
-  static constexpr const char* name = "minimum";
-  template <class T>
-  static R row(R acc, const T* p, index_t n, index_t s) {
-    if constexpr (std::is_same_v<R, T> && std::is_arithmetic_v<R> && !std::is_same_v<R, bool>) {
-      if (use_lanes<false, R, T>(n, s)) {
-        bool nan;
-        R m = minmax_lanes<false, R>(p, n, nan);
-        if (!nan) return combine(acc, m);
-      }
-    }
-    for (index_t i = 0; i < n; ++i) acc = combine(acc, p[i * s]);
-    return acc;
-  }
-  template <class T>
-  static R combine(R acc, const T& x) { return sc::minimum<R>(acc, elem_cast<R>(x)); }
-};
-
 // np.nanmax / np.nanmin reduce with np.fmax / np.fmin (NaN only when all are NaN)
-template <class R>
-struct FMax {
+template <bool IsMax, class R>
+struct FMinMax {
   using result = R;
   static constexpr bool has_identity = false;
-  static constexpr const char* name = "fmax";
+  static constexpr const char* name = IsMax ? "fmax" : "fmin";
   template <class T>
   static R row(R acc, const T* p, index_t n, index_t s) {
     for (index_t i = 0; i < n; ++i) acc = combine(acc, p[i * s]);
@@ -268,30 +256,15 @@ struct FMax {
       if (sc::isnan(y)) return acc;
       if (sc::isnan(acc)) return y;
     }
-    return sc::maximum<R>(acc, y);
+    if constexpr (IsMax) return sc::maximum<R>(acc, y);
+    else return sc::minimum<R>(acc, y);
   }
 };
 
 template <class R>
-struct FMin {
-  using result = R;
-  static constexpr bool has_identity = false;
-  static constexpr const char* name = "fmin";
-  template <class T>
-  static R row(R acc, const T* p, index_t n, index_t s) {
-    for (index_t i = 0; i < n; ++i) acc = combine(acc, p[i * s]);
-    return acc;
-  }
-  template <class T>
-  static R combine(R acc, const T& x) {
-    R y = elem_cast<R>(x);
-    if constexpr (is_inexact_v<R>) {
-      if (sc::isnan(y)) return acc;
-      if (sc::isnan(acc)) return y;
-    }
-    return sc::minimum<R>(acc, y);
-  }
-};
+using FMax = FMinMax<true, R>;
+template <class R>
+using FMin = FMinMax<false, R>;
 
 struct Any {
   using result = bool;
