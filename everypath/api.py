@@ -53,16 +53,20 @@ class CompiledFunction:
         return self if obj is None else functools.partial(self, obj)
 
     # ---- building ------------------------------------------------------
-    def build(self, call_types: tuple[Any, ...] | None = None, observation: Any = None) -> Any:
-        """Compile now (ahead of time) and return the CompiledModule."""
+    def build(self, call_types: tuple[Any, ...] | None = None, observe: Callable[[], Any] | None = None) -> Any:
+        """Compile now (ahead of time) and return the CompiledModule.
+
+        ``observe`` runs only on a cache miss (it is the sandboxed observation run)."""
         from lowering import cache
 
-        hit = cache.lookup(self.py_function, call_types, self.settings)  # no compiler import on a hit
+        key = cache.front_key(self.py_function, call_types, self.settings)
+        hit = cache.load(self.settings, key)  # no compiler import on a hit
         if hit is not None:
             return hit
         from lowering.pipeline import compile_function
 
-        return compile_function(self.py_function, self.settings, call_types, observation)
+        observation = observe() if observe is not None else None
+        return compile_function(self.py_function, self.settings, call_types, observation, key)
 
     def _observe(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run the Python function once in the sandbox on this call's inputs (see tracer.sandbox)."""
@@ -117,12 +121,7 @@ class CompiledFunction:
             key = tuple(describe_value_type(v) for v in bound)
             native = self._by_types.get(key)
             if native is None:
-                from lowering import cache
-
-                module = cache.lookup(self.py_function, key, self.settings)
-                if module is None:
-                    module = self.build(key, self._observe(args, kwargs))
-                native = self._bind_native(module)
+                native = self._bind_native(self.build(key, lambda: self._observe(args, kwargs)))
                 self._by_types[key] = native
             return native
 

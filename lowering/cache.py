@@ -62,9 +62,9 @@ def manifest_path(settings: Settings, key: str) -> Path:
     return settings.cache_dir / "fn" / key[:2] / f"{key}.json"
 
 
-def lookup(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -> CompiledModule | None:
-    """The cached build for this function and these argument types, if still valid."""
-    path = manifest_path(settings, front_key(pyfunc, call_types, settings))
+def load(settings: Settings, key: str) -> CompiledModule | None:
+    """The build recorded under a front key, if its shared object exists and no source changed."""
+    path = manifest_path(settings, key)
     try:
         m = json.loads(path.read_text())
     except (OSError, ValueError):

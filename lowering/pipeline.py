@@ -106,11 +106,11 @@ def check_observation(spec: TypedFunction, obs: Any) -> None:
 
 
 def compile_function(pyfunc: types.FunctionType, settings: Settings,
-                     call_types: tuple[Type | None, ...] | None = None, observation: Any = None) -> CompiledModule:
-    cached = cache.lookup(pyfunc, call_types, settings)
-    if cached is not None:
-        return cached
-    key = cache.front_key(pyfunc, call_types, settings)
+                     call_types: tuple[Type | None, ...] | None = None, observation: Any = None,
+                     key: str | None = None) -> CompiledModule:
+    """Trace, type, emit and build (callers look in the cache first: see CompiledFunction.build)."""
+    if key is None:
+        key = cache.front_key(pyfunc, call_types, settings)
     program = trace_program(pyfunc)
     entry_fn = program.functions[program.entry]
     arg_types, texts = _resolve_params(entry_fn, call_types)
