@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 PIP := .venv/bin/pip
 STAMP := .venv/.installed
-DEB_PACKAGES := g++ make
+DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev
 export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
 
 .PHONY: setup demo test test-fast bench lint clean
@@ -18,7 +18,10 @@ $(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing); fi
 	@test -x $(PY) || python3 -m venv .venv
 	@$(PIP) install -q --upgrade pip setuptools wheel 2>&1 | grep -v "^WARNING: Location" || true
-	@$(PIP) install -q -e '.[dev,peers]' 2>&1 | grep -v "^WARNING: Location" || true
+	@# torch: the CPU build (the machine's wheel cache has one; the default PyPI wheel pulls GBs of CUDA)
+	@$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q 'torch==2.13.0+cpu' 2>/dev/null || \
+	  $(PIP) install -q torch --index-url https://download.pytorch.org/whl/cpu || true
+	@$(PIP) install -q -e '.[dev,refs,peers]' 2>&1 | grep -v "^WARNING: Location" || true
 	@$(PY) -c "import everypath, lowering._runtime" && touch $(STAMP)
 
 demo: setup

@@ -19,6 +19,10 @@ class Settings:
     opt: str = "-O3"
     checked: bool = False  # bounds-checked indexing (IndexError instead of undefined behaviour)
     keep_going: bool = False
+    # implementation paths: None = every path this host can build; force = only that one
+    # (where an operator has it, else loops) — for differential tests and `ops bench`
+    paths: tuple[str, ...] | None = None
+    force_path: str | None = None
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> "Settings":
@@ -32,7 +36,15 @@ class Settings:
             s = replace(s, march=e["EVERYPATH_MARCH"])
         if e.get("EVERYPATH_CHECKED", "") not in ("", "0"):
             s = replace(s, checked=True)
+        if e.get("EVERYPATH_PATHS"):
+            s = replace(s, paths=tuple(p.strip() for p in e["EVERYPATH_PATHS"].split(",") if p.strip()))
+        if e.get("EVERYPATH_FORCE_PATH"):
+            s = replace(s, force_path=e["EVERYPATH_FORCE_PATH"].strip())
         return s
+
+    def path_key(self) -> str:
+        """The path choices as part of cache keys."""
+        return f"paths={','.join(self.paths) if self.paths is not None else '*'};force={self.force_path or ''}"
 
     def link_flags(self) -> list[str]:
         import platform
@@ -43,5 +55,5 @@ class Settings:
     def cxx_flags(self) -> list[str]:
         return [
             "-std=c++20", self.opt, f"-march={self.march}", "-fPIC", "-shared", "-fwrapv",
-            "-fno-math-errno", "-ffp-contract=off", "-fvisibility=hidden", "-w",
+            "-fno-math-errno", "-ffp-contract=off", "-mprefer-vector-width=512", "-fvisibility=hidden", "-w",
         ]

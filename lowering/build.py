@@ -77,7 +77,11 @@ def build_shared(source: str, out_path: Path, settings: Settings) -> BuildArtifa
     cpp.write_text(source)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_path.parent)
     os.close(fd)
-    cmd = (settings.cxx, *settings.cxx_flags(), f"-I{INCLUDE_DIR}", str(cpp), "-o", tmp, *settings.link_flags())
+    from variants.paths import build_flags
+
+    path_cxx, path_link = build_flags(source)  # the implementation paths this unit calls into
+    cmd = (settings.cxx, *settings.cxx_flags(), *path_cxx, f"-I{INCLUDE_DIR}", str(cpp), "-o", tmp,
+           *settings.link_flags(), *path_link)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t0

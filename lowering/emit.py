@@ -9,7 +9,7 @@ statement carries a ``// file.py:LINE`` marker.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from everypath.errors import CompileError
 from lowering.bounds import LowerBounds
@@ -24,6 +24,10 @@ from lowering.types import (
 )
 from tracer.ir import Block, Node, Opcode
 
+if TYPE_CHECKING:
+    from lowering.dispatch import PathPolicy
+    from variants.registry import LowerSite, Operator
+
 _PURE = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.PARAM, Opcode.GETATTR})
 
 
@@ -32,8 +36,13 @@ def ident(name: str) -> str:
 
 
 class FunctionEmitter:
-    def __init__(self, spec: TypedFunction, indent: int = 1) -> None:
+    def __init__(self, spec: TypedFunction, indent: int = 1, policy: "PathPolicy | None" = None) -> None:
+        from lowering.dispatch import PathPolicy
+
         self.spec = spec
+        self.policy = policy or PathPolicy(frozenset({"loops"}))
+        self.used_paths: set[str] = set()  # implementation paths the emitted calls use
+        self.used_headers: set[str] = set()  # their headers
         self.lines: list[str] = []
         self.depth = indent
         self.exprs: dict[Node, str] = {}
@@ -44,6 +53,17 @@ class FunctionEmitter:
         self.bounds = LowerBounds(spec)
 
     # ---- small helpers -------------------------------------------------
+    def lower_call(self, op: "Operator", site: "LowerSite") -> str:
+        """A registry call through every implementation path the policy admits for it."""
+        from lowering.dispatch import lower_call
+
+        before = set(self.used_paths)
+        expr = lower_call(op, site, self.policy, self.used_paths)
+        chosen = self.used_paths - before
+        self.used_headers.update(v.header for v in self.policy.variants(op.variants)
+                                 if v.path in chosen or v.path == "loops")
+        return expr
+
     def ty(self, n: Node) -> Any:
         return self.spec.type_of(n)
 

@@ -51,6 +51,7 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
     key = fe.spec.op_keys[n]
     op = lookup_operator(key)
     uf = op.elementwise
+    fe.used_headers.update(v.header for v in op.variants if v.path == "loops")
     types = [t for _, t in operands]
     result = elem_type(fe.ty(n))
     if uf.ufunc is None or uf.cpp in ("where", "clip"):  # custom element-wise ops: everything in the result dtype
@@ -289,7 +290,7 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         arg_types=[fe.ty(a) for a in n.args], kw_types={k: fe.ty(v) for k, v in n.kwargs.items()},
         result=fe.ty(n), ctype=ctype, site=f"{n.loc.filename}:{n.loc.lineno}",
     )
-    return op.lower(site)
+    return fe.lower_call(op, site)
 
 
 def attribute(fe: "FunctionEmitter", n: Node) -> str:

@@ -21,6 +21,7 @@ from lowering.signature import signature
 from lowering.types import ArrayT, ScalarT, Type
 from lowering import cache
 from lowering.cache import CompiledModule
+from lowering.dispatch import PathPolicy
 from lowering.unit import Entry, translation_unit
 from tracer.callgraph import trace_program
 
@@ -125,7 +126,8 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     mutated = mutated_params(typer.order)[spec]
     sig = signature(spec, mutated, texts)
     symbol = f"ep_call_{entry_fn.name}"
-    source = translation_unit(typer.order, [Entry(symbol, spec)], checked=settings.checked)
+    source = translation_unit(typer.order, [Entry(symbol, spec)], checked=settings.checked,
+                              policy=PathPolicy.from_settings(settings))
     back = hashlib.sha256("\x00".join([source, " ".join(settings.cxx_flags() + settings.link_flags()),
                                        compiler_version(settings.cxx, str(settings.cache_dir)),
                                        headers_digest()]).encode()).hexdigest()

@@ -1,9 +1,10 @@
-"""Is a variant buildable on this host? A pure function of the variant's requirements and the host."""
+"""Is a variant buildable on this host? A pure function of the variant's requirements,
+its path's host probe (variants.paths) and the host."""
 from __future__ import annotations
 
 import platform
-import shutil
 
+from variants.paths import host_path
 from variants.registry import Variant
 
 
@@ -15,6 +16,7 @@ def available(v: Variant) -> tuple[bool, str | None]:
     machine = platform.machine().lower()
     if r.arch and machine not in r.arch:
         return False, f"needs arch {', '.join(r.arch)}; this host is {machine}"
-    if r.device == "cuda" and shutil.which("nvcc") is None:
-        return False, "needs nvcc (CUDA toolkit) to build"
+    hp = host_path(v.path)
+    if not hp.available:
+        return False, hp.reason
     return True, None

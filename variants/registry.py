@@ -21,6 +21,11 @@ class TypingError(Exception):
     """A typing rule rejected a call; becomes a CompileError at the call's location."""
 
 
+class PathNotApplicable(Exception):
+    """A variant's lowering declines one call site (e.g. BLAS for an integer product):
+    that path is left out for this site instead of silently running another path."""
+
+
 class Family(enum.Enum):
     ELEMENTWISE = "elementwise"
     REDUCTION = "reduction"
@@ -50,6 +55,9 @@ class Variant:
     header: str  # relative to variants/include
     requires: Requirements = Requirements()
     cost_hint: str = ""
+    # default policy before any telemetry: use this variant from this much work
+    # (elements of the largest operand) on; the last eligible variant wins
+    min_work: int = 0
 
 
 LOOPS = Variant("loops", "everypath/everypath.hpp", cost_hint="reference")
@@ -120,6 +128,12 @@ class LowerSite:
     result: "Type"
     ctype: Callable[["Type"], str]
     site: str  # call-site id (file:line) for error messages
+    path: str = "loops"  # the implementation path being lowered (a Variant's path)
+
+    @property
+    def ns(self) -> str:
+        """C++ namespace of this path's implementation: ep (loops) or ep::<path>."""
+        return "ep" if self.path == "loops" else f"ep::{self.path}"
 
     def const(self, where: int | str, default: Any = ...) -> Any:
         from tracer.ir import Opcode
@@ -171,10 +185,10 @@ class Registry:
 @lru_cache(maxsize=1)
 def registry() -> Registry:
     """Build the registry once from every operator family module."""
-    from variants.ops import FAMILIES
+    from variants.ops import families
 
     reg = Registry()
-    for declare in FAMILIES:
+    for declare in families():
         declare(reg)
     return reg
 

@@ -199,6 +199,7 @@ class Program:
         self.decls: list[str] = []
         self.body: list[str] = []
         self.cases: dict[str, "Case"] = {}
+        self.headers: set[str] = set()  # of the operators used, beyond everypath.hpp
         self._arrays: dict[int, tuple[np.ndarray, str]] = {}
         self._n = 0
 
@@ -257,6 +258,7 @@ class Program:
         assert name not in self.cases, name
         site, pa, pk = build_site(key, args, kwargs)
         op = registry().ops[key]
+        self.headers.update(v.header for v in op.variants)
         status, expected, given = run_reference(key, pa, pk, ref)
         try:
             result = op.infer(site)
@@ -298,15 +300,16 @@ class Program:
         self.body.append(f'  EPT_CASE("{name}", {expr});')
 
     def source(self) -> str:
-        return "\n".join(['#include "check.hpp"', "", "int main() {", *self.decls, *self.body, "  return 0;", "}", ""])
+        includes = [f'#include "{h}"' for h in sorted(self.headers - {"everypath/everypath.hpp"})]
+        return "\n".join(['#include "check.hpp"', *includes, "", "int main() {", *self.decls, *self.body, "  return 0;", "}", ""])
 
-    def run(self, tmp: Path, opt: str = "-O1") -> dict[str, list[str]]:
+    def run(self, tmp: Path, opt: str = "-O1", extra_flags: tuple[str, ...] = ()) -> dict[str, list[str]]:
         cxx = shutil.which("g++")
         assert cxx is not None, "g++ is required"
         src = tmp / f"{self.name}.cpp"
         exe = tmp / self.name
         src.write_text(self.source())
-        cmd = [cxx, "-std=c++20", opt, "-fwrapv", "-I", str(INCLUDE), "-I", str(CHECK_DIR), str(src), "-o", str(exe)]
+        cmd = [cxx, "-std=c++20", opt, "-fwrapv", "-I", str(INCLUDE), "-I", str(CHECK_DIR), str(src), "-o", str(exe), *extra_flags]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise AssertionError(f"g++ failed:\n{proc.stderr[-6000:]}")
@@ -421,8 +424,8 @@ def check(case: Case, got: list[str] | None) -> None:
     _close(_parse_values(got[2], got[1]), want.reshape(1), case.exact, case.rtol, what)
 
 
-def run_and_check(prog: Program, tmp: Path) -> None:
-    out = prog.run(tmp)
+def run_and_check(prog: Program, tmp: Path, extra_flags: tuple[str, ...] = ()) -> None:
+    out = prog.run(tmp, extra_flags=extra_flags)
     failures = []
     for name, case in prog.cases.items():
         try:

@@ -200,8 +200,12 @@ def declare(reg: Registry) -> None:
             ikey = "operator.i" + key.split(".")[1].rstrip("_")
             reg.add(Operator(ikey, Family.ELEMENTWISE, getattr(operator, ikey.split(".")[1]), infer_inplace(spec, ikey),
                              None, elementwise=spec))
-    reg.add(Operator("operator.matmul", Family.LINALG, operator.matmul, _matmul_infer(), _matmul_lower))
-    reg.add(Operator("operator.imatmul", Family.LINALG, operator.imatmul, _matmul_infer(), _matmul_lower))
+    from variants.ops.linalg import PRODUCT_VARIANTS
+
+    reg.add(Operator("operator.matmul", Family.LINALG, operator.matmul, _matmul_infer(), _matmul_lower,
+                     PRODUCT_VARIANTS))
+    reg.add(Operator("operator.imatmul", Family.LINALG, operator.imatmul, _matmul_infer(), _matmul_lower,
+                     PRODUCT_VARIANTS))
     for key, (uf, cpp, py) in _OPERATOR_UNARY.items():
         spec = Ufunc(uf, cpp, py, 1)
         reg.add(Operator(key, Family.ELEMENTWISE, getattr(operator, key.split(".")[1]), infer_ufunc(spec, key, True),

@@ -15,7 +15,7 @@ import numpy as np
 
 from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
 from variants.ops.reductions import Bound, array_expr, array_operand, const_bool, mask_of, normalize_axes, probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from variants.registry import PathNotApplicable, Requirements, Variant, Family, LowerSite, Operator, Registry, Site, TypingError
 
 _SIG = "(n?,k),(k,m?)->(n?,m?)"
 
@@ -75,10 +75,34 @@ def matmul_type(site: Site) -> Type:
     return res
 
 
+# matmul-like products: the reference loops GEMM, OpenMP row blocks, OpenBLAS
+PRODUCT_VARIANTS = (
+    Variant("loops", "everypath/ops/linalg.hpp", cost_hint="cache-blocked i-k-j GEMM"),
+    Variant("threads", "everypath/paths/threads/linalg.hpp", cost_hint="row blocks across cores",
+            min_work=1 << 16),
+    Variant("blas", "everypath/paths/blas/linalg.hpp", Requirements(libraries=("openblas",)),
+            cost_hint="OpenBLAS gemm (float/complex only)", min_work=1 << 10),
+)
+_BLAS_DTYPES = frozenset({DType.FLOAT32, DType.FLOAT64, DType.COMPLEX64, DType.COMPLEX128})
+
+
+def path_tag(ls: LowerSite, result: Type) -> str:
+    """The template argument naming ls.path for a product; declines BLAS for integer/bool products."""
+    if ls.path == "loops":
+        return ""
+    dt = result.dtype if isinstance(result, (ArrayT, ScalarT)) else None
+    if ls.path == "blas" and dt not in _BLAS_DTYPES:
+        raise PathNotApplicable(f"no BLAS routine for {dt}")
+    if ls.path == "blas" and isinstance(result, ScalarT):
+        raise PathNotApplicable("a 1-d dot stays on the vectorised loops")
+    return f", ep::path::{ls.path}"
+
+
 def matmul_lower(ls: LowerSite) -> str:
     a, b = _matmul_operands(ls)
     res = _matmul_result(a, b)
-    e = f"ep::matmul<{res.dtype.cpp}>({ls.args[0]}, {ls.args[1]})"  # type: ignore[union-attr]
+    tag = path_tag(ls, res)
+    e = f"ep::matmul<{res.dtype.cpp}{tag}>({ls.args[0]}, {ls.args[1]})"  # type: ignore[union-attr]
     if ls.key == "operator.imatmul":
         return f"ep::assign_result({ls.args[0]}, {e})"
     return e
@@ -117,7 +141,8 @@ def _contraction(name: str, ref: Callable[..., Any]) -> tuple[Callable[[Site], T
         return ScalarT(dt) if nd == 0 else ArrayT(dt, nd)
 
     def lower(ls: LowerSite) -> str:
-        return f"ep::{name}<{ls.result.dtype.cpp}>({ls.args[0]}, {ls.args[1]})"  # type: ignore[union-attr]
+        tag = path_tag(ls, ls.result)
+        return f"ep::{name}<{ls.result.dtype.cpp}{tag}>({ls.args[0]}, {ls.args[1]})"  # type: ignore[union-attr]
 
     return infer, lower
 
@@ -271,9 +296,10 @@ def _norm_lower(ls: LowerSite) -> str:
 
 
 def declare(reg: Registry) -> None:
-    reg.add(Operator("numpy.matmul", Family.LINALG, np.matmul, matmul_type, matmul_lower))
-    reg.add(Operator("numpy.dot", Family.LINALG, np.dot, *_contraction("dot", np.dot), aliases=("ndarray.dot",)))
-    reg.add(Operator("numpy.inner", Family.LINALG, np.inner, *_contraction("inner", np.inner)))
+    reg.add(Operator("numpy.matmul", Family.LINALG, np.matmul, matmul_type, matmul_lower, PRODUCT_VARIANTS))
+    reg.add(Operator("numpy.dot", Family.LINALG, np.dot, *_contraction("dot", np.dot), PRODUCT_VARIANTS,
+                     aliases=("ndarray.dot",)))
+    reg.add(Operator("numpy.inner", Family.LINALG, np.inner, *_contraction("inner", np.inner), PRODUCT_VARIANTS))
     reg.add(Operator("numpy.outer", Family.LINALG, np.outer, _outer_infer, _outer_lower))
     reg.add(Operator("numpy.vdot", Family.LINALG, np.vdot, _vdot_infer, _vdot_lower))
     reg.add(Operator("numpy.trace", Family.LINALG, np.trace, _trace_infer, _trace_lower, aliases=("ndarray.trace",)))

@@ -13,4 +13,5 @@
 #include "ops/linalg.hpp"
 #include "ops/shape.hpp"
 #include "fused_reduce.hpp"
+#include "dispatch.hpp"
 #include "entry.hpp"

@@ -182,6 +182,35 @@ inline void for_each_true(const bool* m, index_t n, F&& f) {
     if (m[q]) f(q);
 }
 
+// o[j++] = a[q] for each true m[q] (n mask bytes, count of them true). All-true
+// 8-byte blocks copy straight through, all-false ones are skipped, and mixed ones
+// use a branch-free store-then-advance while 8 more slots are free: dense random
+// masks would otherwise mispredict on every few elements.
+template <class T>
+inline void compress(T* __restrict o, const T* __restrict a, const bool* __restrict m, index_t n, index_t count) {
+  constexpr uint64_t kAll = 0x0101010101010101ULL;
+  index_t j = 0, q = 0;
+  for (; q + 8 <= n; q += 8) {
+    uint64_t block;
+    std::memcpy(&block, m + q, 8);
+    if (!block) continue;
+    if (block == kAll) {
+      for (int r = 0; r < 8; ++r) o[j + r] = a[q + r];
+      j += 8;
+    } else if (j + 8 <= count) {
+      for (int r = 0; r < 8; ++r) {
+        o[j] = a[q + r];
+        j += m[q + r];
+      }
+    } else {
+      for (int r = 0; r < 8; ++r)
+        if (m[q + r]) o[j++] = a[q + r];
+    }
+  }
+  for (; q < n; ++q)
+    if (m[q]) o[j++] = a[q];
+}
+
 inline index_t count_true(const bool* m, index_t n) {
   index_t c = 0;
   for (index_t q = 0; q < n; ++q) c += m[q];  // vectorised byte sum
@@ -210,8 +239,7 @@ Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
     const index_t nm = m.size();
     T* __restrict o = out.data;
     if (inner == 1) {
-      index_t j = 0;
-      for_each_true(m.data, nm, [&](index_t q) { o[j++] = a.data[q]; });
+      compress(o, a.data, m.data, nm, count);
     } else {
       index_t j = 0;
       for (index_t q = 0; q < nm; ++q)

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "../array.hpp"
+#include "../dispatch.hpp"
 #include "../map.hpp"
 #include "../scalar.hpp"
 #include "creation.hpp"
@@ -62,6 +63,13 @@ void gemm(const R* __restrict A, const R* __restrict B, R* __restrict C, index_t
   }
 }
 
+// The GEMM of one implementation path: C = A @ B over contiguous row-major
+// operands, C zero-initialised. Other paths specialise this (paths/blas, paths/threads).
+template <class R, class P>
+struct Gemm {
+  static void run(const R* A, const R* B, R* C, index_t n, index_t k, index_t m) { gemm<R>(A, B, C, n, k, m); }
+};
+
 // Dot product. Unit-stride floating point keeps four independent 256-bit vector
 // accumulators in registers (GCC/Clang vector extensions, so the same source serves
 // AVX2/AVX-512, NEON and wasm SIMD128): NumPy hands dots to BLAS, whose summation order
@@ -112,7 +120,7 @@ template <class A, int NA, class B, int NB>
 }
 
 // the 1-d / 2-d core shared by matmul and dot (shapes already checked)
-template <class R, class TA, int NA, class TB, int NB>
+template <class R, class P, class TA, int NA, class TB, int NB>
 auto core(const Array<TA, NA>& a_, const Array<TB, NB>& b_) {
   static_assert(NA >= 1 && NA <= 2 && NB >= 1 && NB <= 2);
   if constexpr (NA == 1 && NB == 1) {
@@ -128,7 +136,12 @@ auto core(const Array<TA, NA>& a_, const Array<TB, NB>& b_) {
     Array<R, 1> b = contiguous_as<R>(b_);
     const index_t n = a.shape[0], k = a.shape[1];
     Array<R, 1> out = empty<R, 1>({n});
-    for (index_t i = 0; i < n; ++i) out.data[i] = dot_contig<R>(a.data + i * k, b.data, k);
+    if constexpr (std::is_same_v<P, path::loops>) {
+      for (index_t i = 0; i < n; ++i) out.data[i] = dot_contig<R>(a.data + i * k, b.data, k);
+    } else {  // a matrix-vector product is a GEMM with m = 1 on the other paths
+      std::fill(out.data, out.data + n, R(0));
+      Gemm<R, P>::run(a.data, b.data, out.data, n, k, 1);
+    }
     return out;
   } else {
     // (n,k) @ (k,m); a 1-d left operand is a single row
@@ -139,7 +152,7 @@ auto core(const Array<TA, NA>& a_, const Array<TB, NB>& b_) {
     if constexpr (NA == 2) oshape = {n, m};
     else oshape = {m};
     Array<R, NA> out = full<R, NA>(oshape, R(0));
-    gemm<R>(a.data, b.data, out.data, n, k, m);
+    Gemm<R, P>::run(a.data, b.data, out.data, n, k, m);
     return out;
   }
 }
@@ -147,13 +160,13 @@ auto core(const Array<TA, NA>& a_, const Array<TB, NB>& b_) {
 }  // namespace la
 
 // a @ b / np.matmul for operands of rank 1 or 2
-template <class R, class TA, int NA, class TB, int NB>
+template <class R, class P = path::loops, class TA, int NA, class TB, int NB>
 auto matmul(const Array<TA, NA>& a, const Array<TB, NB>& b) {
   const index_t ka = a.shape[NA - 1];
   const index_t kb = NB == 1 ? b.shape[0] : b.shape[NB - 2];
   if (ka != kb) la::matmul_mismatch(kb, ka);
   if constexpr (NA <= 2 && NB <= 2) {
-    return la::core<R>(a, b);
+    return la::core<R, P>(a, b);
   } else {
     // stacked matrices: broadcast the leading (batch) axes
     constexpr int BA = NA >= 2 ? NA - 2 : 0, BB = NB >= 2 ? NB - 2 : 0;
@@ -208,7 +221,7 @@ auto matmul(const Array<TA, NA>& a, const Array<TB, NB>& b) {
       const index_t sbr = NB >= 2 ? b.strides[NB - 2] : b.strides[0], sbc = NB >= 2 ? b.strides[NB - 1] : 0;
       for (index_t p = 0; p < ka; ++p)
         for (index_t j = 0; j < m; ++j) bs.data[p * m + j] = elem_cast<R>(b.data[offb + p * sbr + j * sbc]);
-      la::gemm<R>(as.data, bs.data, out.data + t * n * m, n, ka, m);
+      la::Gemm<R, P>::run(as.data, bs.data, out.data + t * n * m, n, ka, m);
       for (int q = NBATCH - 1; q >= 0; --q) {
         if (++bi[q] < bshape[q]) break;
         bi[q] = 0;
@@ -231,28 +244,28 @@ Array<T, N> assign_result(const Array<T, N>& a, const Array<R, N>& r) {
 }
 
 // np.dot for operands of rank 1 or 2
-template <class R, class TA, int NA, class TB, int NB>
+template <class R, class P = path::loops, class TA, int NA, class TB, int NB>
 auto dot(const Array<TA, NA>& a, const Array<TB, NB>& b) {
   static_assert(NA <= 2 && NB <= 2, "np.dot of arrays of rank > 2 is not supported");
   const index_t ka = a.shape[NA - 1];
   const index_t kb = NB == 1 ? b.shape[0] : b.shape[NB - 2];
   if (ka != kb) la::dot_mismatch(a, b);
-  return la::core<R>(a, b);
+  return la::core<R, P>(a, b);
 }
 
 // np.inner: sum over the last axes of both
-template <class R, class TA, int NA, class TB, int NB>
+template <class R, class P = path::loops, class TA, int NA, class TB, int NB>
 auto inner(const Array<TA, NA>& a, const Array<TB, NB>& b) {
   static_assert(NA <= 2 && NB <= 2, "np.inner of arrays of rank > 2 is not supported");
   if constexpr (NB == 1) {
     if (a.shape[NA - 1] != b.shape[0]) la::dot_mismatch(a, b);
-    return la::core<R>(a, b);
+    return la::core<R, P>(a, b);
   } else {
     Array<TB, 2> bt = b;  // b.T as a view; NumPy reports mismatches against it
     bt.shape = {b.shape[1], b.shape[0]};
     bt.strides = {b.strides[1], b.strides[0]};
     if (a.shape[NA - 1] != bt.shape[0]) la::dot_mismatch(a, bt);
-    return la::core<R>(a, bt);
+    return la::core<R, P>(a, bt);
   }
 }
 
