@@ -10,7 +10,7 @@ from typing import Any, Callable
 from everypath.errors import OpenSignatureError
 from everypath.settings import Settings
 
-_KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox")
+_KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox", "settings")
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,7 @@ class CompiledFunction:
                 p["default"] = defaults[i - first]
             params.append(p)
         sig["params"] = params
+        self.settings.apply_openmp_defaults()  # before the first OpenMP code is loaded
         lib = _runtime.Library(str(module.so_path))
         self._module = module
         return lib.bind(module.symbol, sig)
@@ -150,15 +151,19 @@ class CompiledFunction:
 
 
 def compile(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # noqa: A001 - public name
-    """Decorator: ``@compile`` or ``@compile(tag=..., description=..., metadata=..., targets=..., sandbox=...)``."""
+    """Decorator: ``@compile`` or ``@compile(tag=..., description=..., metadata=..., targets=..., sandbox=...,
+    settings=...)`` (settings: an everypath.settings.Settings; default from the environment)."""
     unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
     if unknown:
         raise TypeError(f"everypath.compile() got unknown keyword argument(s): {', '.join(unknown)}; "
                         f"known: {', '.join(_KNOWN_OPTIONS)}")
+    settings = options.pop("settings", None)
+    if settings is not None and not isinstance(settings, Settings):
+        raise TypeError("everypath.compile(settings=...) must be an everypath.settings.Settings")
     opts = _options(options)
     if fn is None:
-        return lambda f: CompiledFunction(f, opts)  # type: ignore[arg-type]
-    return CompiledFunction(fn, opts)  # type: ignore[arg-type]
+        return lambda f: CompiledFunction(f, opts, settings)  # type: ignore[arg-type]
+    return CompiledFunction(fn, opts, settings)  # type: ignore[arg-type]
 
 
 def _options(options: dict[str, Any]) -> CompileOptions:

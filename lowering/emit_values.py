@@ -136,7 +136,37 @@ def elementwise(fe: "FunctionEmitter", n: Node) -> str:
         fe.line(f"ep::map_into({target}, {fn}, {', '.join(leaves)});")
         return target
     assert isinstance(t, ArrayT)
-    return f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"
+    return elementwise_paths(fe, n, t, fn, leaves)
+
+
+def elementwise_paths(fe: "FunctionEmitter", n: Node, t: ArrayT, fn: str, leaves: list[str]) -> str:
+    """A fused expression on each path the policy admits: loops, simd (when the expression
+    has a batch form, lowering/simd_body.py), threads."""
+    from lowering.dispatch import dispatch_expr
+    from lowering.simd_body import NotVectorisable, simd_body
+    from variants.ops.elementwise import ELEMENTWISE_VARIANTS
+
+    options = []
+    for v in fe.policy.variants(ELEMENTWISE_VARIANTS):
+        if v.path == "loops":
+            options.append((v, f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"))
+        elif v.path == "threads":
+            options.append((v, f"ep::threads::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"))
+        elif v.path == "simd":
+            vleaves: list[str] = []
+            try:
+                body = simd_body(fe, n, vleaves)
+            except NotVectorisable:
+                continue
+            params = ", ".join(f"auto x{i}" for i in range(len(vleaves)))
+            options.append((v, f"ep::simd::map<{t.dtype.cpp}, {t.ndim}>([&]({params}) {{ return {body}; }}, "
+                               f"{', '.join(vleaves)})"))
+    if not options:
+        options.append((ELEMENTWISE_VARIANTS[0], f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"))
+    for v, _ in options:
+        fe.used_paths.add(v.path)
+        fe.used_headers.add(v.header)
+    return dispatch_expr(options, leaves)
 
 
 # ---- indexing -----------------------------------------------------------

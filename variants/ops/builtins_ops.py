@@ -10,7 +10,7 @@ import numpy as np
 from lowering.types import (
     BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, IterT, ListT, RangeT, ScalarT, TupleT, Type, join,
 )
-from variants.ops.elementwise import Ufunc, infer_ufunc, loop_dtypes
+from variants.ops.elementwise import ELEMENTWISE_VARIANTS, Ufunc, infer_ufunc, loop_dtypes
 from variants.probe import call_probe, probe
 from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
@@ -359,20 +359,22 @@ def declare(reg: Registry) -> None:
     add(Operator("builtins.bool", B, builtins.bool, bool_infer, cast_lower))
     add(Operator("builtins.complex", B, builtins.complex, complex_infer, complex_lower))
     add(Operator("builtins.abs", Family.ELEMENTWISE, builtins.abs, abs_infer, None,
-                 elementwise=Ufunc(np.absolute, "absolute", None, 1)))
+                 elementwise=Ufunc(np.absolute, "absolute", None, 1), variants=ELEMENTWISE_VARIANTS))
     add(Operator("builtins.round", B, builtins.round, round_infer, round_lower))
     add(Operator("builtins.divmod", B, builtins.divmod, divmod_infer,
                  lambda ls: f"ep::py_divmod({', '.join(ls.args)})"))
     add(Operator("builtins.pow", Family.ELEMENTWISE, builtins.pow, infer_ufunc(Ufunc(np.power, "power", "power"),
-                 "operator.pow", True), None, elementwise=Ufunc(np.power, "power", "power")))
+                 "operator.pow", True), None, elementwise=Ufunc(np.power, "power", "power"),
+                 variants=ELEMENTWISE_VARIANTS))
     for name in (*_MATH_FLOAT1, *_MATH_FLOAT2, *_MATH_INT1, *_MATH_BOOL1, "log", "gcd"):
         add(Operator(f"math.{name}", Family.MATH, getattr(math, name), math_infer, math_lower))
     for dt in DType:
         name = dt.np_name
         add(Operator(f"numpy.{name}", B, getattr(np, name), np_scalar_infer(dt), np_scalar_lower))
-    add(Operator("numpy.where", Family.ELEMENTWISE, np.where, where_infer, None, elementwise=Ufunc(None, "where", None, 3)))
+    add(Operator("numpy.where", Family.ELEMENTWISE, np.where, where_infer, None,
+                 elementwise=Ufunc(None, "where", None, 3), variants=ELEMENTWISE_VARIANTS))
     add(Operator("numpy.clip", Family.ELEMENTWISE, np.clip, clip_infer, None, elementwise=Ufunc(None, "clip", None, 3),
-                 aliases=("ndarray.clip",)))
+                 variants=ELEMENTWISE_VARIANTS, aliases=("ndarray.clip",)))
 
 
 __all__ = ["declare", "loop_dtypes"]

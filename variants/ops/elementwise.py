@@ -21,7 +21,18 @@ from typing import Any
 import numpy as np
 
 from lowering.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, ScalarT, Type
-from variants.registry import Family, Operator, Registry, Site, TypingError
+from variants.registry import Family, Operator, Registry, Site, TypingError, Variant
+
+
+# every fused element-wise expression can run on these paths (lowering.emit_values.elementwise_paths)
+ELEMENTWISE_VARIANTS = (
+    Variant("loops", "everypath/everypath.hpp", cost_hint="fused loop, compiler-vectorised, libmvec math"),
+    Variant("simd", "everypath/paths/simd/map.hpp", cost_hint="xsimd batches (float expressions)"),
+    # default policy: threads only for very large arrays; on a loaded 2-core machine a
+    # descheduled team member costs milliseconds (measured), so the selector decides
+    Variant("threads", "everypath/paths/threads/map.hpp", cost_hint="OpenMP split of the fused loop",
+            min_work=1 << 22),
+)
 
 
 @dataclass(frozen=True)
@@ -195,11 +206,11 @@ def declare(reg: Registry) -> None:
     for key, (uf, cpp, py) in _BINARY.items():
         spec = Ufunc(uf, cpp, py, 2)
         reg.add(Operator(key, Family.ELEMENTWISE, getattr(operator, key.split(".")[1]), infer_ufunc(spec, key, True),
-                         None, elementwise=spec))
+                         None, elementwise=spec, variants=ELEMENTWISE_VARIANTS))
         if key.split(".")[1] not in ("eq", "ne", "lt", "le", "gt", "ge"):
             ikey = "operator.i" + key.split(".")[1].rstrip("_")
             reg.add(Operator(ikey, Family.ELEMENTWISE, getattr(operator, ikey.split(".")[1]), infer_inplace(spec, ikey),
-                             None, elementwise=spec))
+                             None, elementwise=spec, variants=ELEMENTWISE_VARIANTS))
     from variants.ops.linalg import PRODUCT_VARIANTS
 
     reg.add(Operator("operator.matmul", Family.LINALG, operator.matmul, _matmul_infer(), _matmul_lower,
@@ -209,16 +220,16 @@ def declare(reg: Registry) -> None:
     for key, (uf, cpp, py) in _OPERATOR_UNARY.items():
         spec = Ufunc(uf, cpp, py, 1)
         reg.add(Operator(key, Family.ELEMENTWISE, getattr(operator, key.split(".")[1]), infer_ufunc(spec, key, True),
-                         None, elementwise=spec))
+                         None, elementwise=spec, variants=ELEMENTWISE_VARIANTS))
     reg.add(Operator("operator.not_", Family.ELEMENTWISE, operator.not_, python_not, None,
-                     elementwise=Ufunc(np.logical_not, "logical_not", "not_", 1)))
+                     elementwise=Ufunc(np.logical_not, "logical_not", "not_", 1), variants=ELEMENTWISE_VARIANTS))
     for name, (uf, cpp) in _NUMPY_BINARY.items():
         spec = Ufunc(uf, cpp, None, 2)
-        reg.add(Operator(f"numpy.{name}", Family.ELEMENTWISE, uf, infer_ufunc(spec, name, False), None, elementwise=spec))
+        reg.add(Operator(f"numpy.{name}", Family.ELEMENTWISE, uf, infer_ufunc(spec, name, False), None, elementwise=spec, variants=ELEMENTWISE_VARIANTS))
     for name, cpp in _NUMPY_UNARY.items():
         uf = getattr(np, name)
         spec = Ufunc(uf, cpp, None, 1)
-        reg.add(Operator(f"numpy.{name}", Family.ELEMENTWISE, uf, infer_ufunc(spec, name, False), None, elementwise=spec))
+        reg.add(Operator(f"numpy.{name}", Family.ELEMENTWISE, uf, infer_ufunc(spec, name, False), None, elementwise=spec, variants=ELEMENTWISE_VARIANTS))
 
 
 def _matmul_infer():

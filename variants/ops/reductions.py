@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lowering.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, Type
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant
 
 # ---------------------------------------------------------------------------
 # shared helpers (also used by creation, scans, linalg, shape)
@@ -256,6 +256,29 @@ def _accum_dtype(a: ArrayT, dt: DType | None) -> DType:
     return a.dtype
 
 
+# full reductions on each path (axis reductions, arg*, std/var, any/all: loops only)
+REDUCTION_VARIANTS = (
+    Variant("loops", "everypath/everypath.hpp", cost_hint="NumPy's pairwise order, bit-identical"),
+    Variant("simd", "everypath/paths/simd/reduce.hpp", cost_hint="xsimd blocks, pairwise block sums",
+            min_work=1 << 16),
+    # on a loaded 2-core machine a descheduled team member costs milliseconds (measured)
+    Variant("threads", "everypath/paths/threads/reduce.hpp", cost_hint="one slab per core", min_work=1 << 22),
+)
+_PATH_KERNELS = {
+    "threads": frozenset({"sum", "nansum", "prod", "max", "min", "nanmax", "nanmin", "mean"}),
+    "simd": frozenset({"sum", "max", "min", "mean"}),
+}
+
+
+def _check_path(ls: LowerSite, kname: str, src: DType, res: DType) -> None:
+    if ls.path == "loops":
+        return
+    if kname not in _PATH_KERNELS.get(ls.path, ()):
+        raise PathNotApplicable(f"no {ls.path} kernel for {kname}")
+    if ls.path == "simd" and not (src is res and src.is_float):
+        raise PathNotApplicable("the simd reductions cover float arrays reduced in their own dtype")
+
+
 def _make_lower(name: str) -> Callable[[LowerSite], str]:
     cpp = {"max": "max", "min": "min"}.get(name, name)
 
@@ -268,6 +291,8 @@ def _make_lower(name: str) -> Callable[[LowerSite], str]:
         if axis is not None and len(axis) == a.ndim and not keep:
             axis = None  # every axis reduced: the scalar form
         if name in _ARG:
+            if ls.path != "loops":
+                raise PathNotApplicable("argmax/argmin run on the loops path")
             if axis is None:
                 e = f"ep::{name}_all({x})"
                 return f"ep::keep_all_dims<{a.ndim}>({e})" if keep else e
@@ -286,7 +311,10 @@ def _make_lower(name: str) -> Callable[[LowerSite], str]:
             ddof = b.expr("ddof") if b.has("ddof") else "0"
             extra = f", static_cast<double>({ddof})"
         if axis is None and not keep:
-            return f"ep::{kname}_all<{tmpl}>({x}{extra})"
+            _check_path(ls, kname, a.dtype, res.dtype)  # type: ignore[union-attr]
+            return f"{ls.ns}::{kname}_all<{tmpl}>({x}{extra})"
+        if ls.path != "loops":
+            raise PathNotApplicable("axis reductions run on the loops path")
         mask = full_mask if axis is None else mask_of(axis)
         return f"ep::{kname}_axes<{tmpl}, {mask}u, {'true' if keep else 'false'}>({x}{extra})"
 
@@ -305,7 +333,7 @@ def declare(reg: Registry) -> None:
         if name in _METHODS:
             aliases = (*aliases, f"ndarray.{name}")
         reg.add(Operator(f"numpy.{name}", Family.REDUCTION, getattr(np, name), _make_infer(name), _make_lower(name),
-                         aliases=aliases))
+                         REDUCTION_VARIANTS, aliases=aliases))
 
 
 __all__ = ["declare", "Bound", "normalize_axis", "normalize_axes", "mask_of", "probe", "sample_value",

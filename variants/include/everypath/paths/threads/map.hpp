@@ -1,0 +1,80 @@
+// The threads path of fused element-wise expressions: the loops body split
+// across OpenMP threads. Contiguous operands split the flat index range; other
+// layouts split the first axis (each thread maps its own slab of rows). Results
+// are bit-identical to the loops path: every element is computed the same way.
+#pragma once
+
+#include "../../map.hpp"
+
+#if defined(EP_HAVE_THREADS)
+#include <omp.h>
+
+namespace ep::threads {
+
+// below this many elements one core is faster than waking the team
+inline constexpr index_t kMinParallel = index_t(1) << 15;
+
+// rows [lo, hi) of operand a along axis 0, or a itself when it broadcasts there
+template <int N, class A>
+inline A slab(const A& a, index_t lo, index_t hi) {
+  if constexpr (is_array_v<A>) {
+    if constexpr (std::decay_t<A>::ndim == N) {
+      if (a.shape[0] != 1) {
+        A s = a;
+        s.data = a.data + lo * a.strides[0];
+        s.shape[0] = hi - lo;
+        return s;
+      }
+    }
+  }
+  return a;
+}
+
+template <class Out, int N, class F, class... Ops>
+void map_into_slabs(const Array<Out, N>& out, F& f, const Ops&... ops) {
+  const index_t rows = out.shape[0];
+  const int nt = static_cast<int>(std::min<index_t>(rows, omp_get_max_threads()));
+#pragma omp parallel num_threads(nt)
+  {
+    const int t = omp_get_thread_num();
+    const index_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
+    if (hi > lo) {
+      Array<Out, N> dst = slab<N>(out, lo, hi);
+      map_rows<Out, N>(dst.data, dst.strides, dst.shape, f, std::make_tuple(slab<N>(ops, lo, hi)...),
+                       std::index_sequence_for<Ops...>{});
+    }
+  }
+}
+
+template <class Out, int N, class F, class... Ops>
+Array<Out, N> map(F f, const Ops&... ops) {
+  auto shape = broadcast_shape<N>(ops...);
+  Array<Out, N> out = empty<Out, N>(shape);
+  const index_t n = out.size();
+  if (n < kMinParallel || omp_get_max_threads() < 2) {
+    if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
+      Out* __restrict o = out.data;
+#pragma GCC ivdep
+      for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_get(ops, i)...));
+      return out;
+    }
+    if constexpr (N == 0) out.data[0] = static_cast<Out>(f(flat_get(ops, 0)...));
+    else map_rows<Out, N>(out.data, out.strides, shape, f, std::tie(ops...), std::index_sequence_for<Ops...>{});
+    return out;
+  }
+  if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
+    Out* __restrict o = out.data;
+#pragma omp parallel for simd schedule(static)
+    for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_get(ops, i)...));
+    return out;
+  }
+  if constexpr (N == 0) {
+    out.data[0] = static_cast<Out>(f(flat_get(ops, 0)...));
+  } else {
+    map_into_slabs<Out, N>(out, f, ops...);
+  }
+  return out;
+}
+
+}  // namespace ep::threads
+#endif

@@ -1,0 +1,122 @@
+"""`everypath ops bench OP`: every available variant of one operator, side by side.
+
+Each path is compiled separately (Settings.force_path) from a one-line kernel
+calling the operator, and timed against the Python reference (NumPy) in the
+same process on the same inputs: best-of-repeats of back-to-back calls, so the
+ratios are what matters, not the absolute times.
+"""
+from __future__ import annotations
+
+import importlib.util
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from everypath.settings import Settings
+from variants.availability import available
+from variants.registry import Family, Operator
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A kernel calling the operator and the inputs it takes for one size."""
+
+    source: str  # defines `kernel`
+    inputs: Callable[[int, np.random.Generator], tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Timing:
+    path: str
+    size: int
+    seconds: float | None  # None: the variant failed (error holds why)
+    error: str | None = None
+
+
+def _name(op: Operator) -> str:
+    mod = op.key.rsplit(".", 1)[0]
+    return op.key if mod in ("numpy", "numpy.linalg", "numpy.fft") else ""
+
+
+def recipe(op: Operator, dtype: str = "float64") -> Recipe:
+    """How to exercise op; ValueError when there is no generic way yet."""
+    head = f"import numpy as np\nArr = np.ndarray[tuple[int], np.dtype[np.{dtype}]]\n" \
+           f"Mat = np.ndarray[tuple[int, int], np.dtype[np.{dtype}]]\n"
+    call = _name(op).replace("numpy.", "np.", 1) if _name(op) else None
+    if op.key.startswith("operator.") and op.elementwise is not None:
+        sym = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**", "lt": "<", "gt": ">"}
+        s = sym.get(op.key.split(".")[1])
+        if s is None:
+            raise ValueError(f"no benchmark recipe for {op.key}")
+        return Recipe(head + f"def kernel(x: Arr, y: Arr):\n    return x {s} y\n",
+                      lambda n, rng: (rng.random(n).astype(dtype) + 0.5, rng.random(n).astype(dtype) + 0.5))
+    if call is None:
+        raise ValueError(f"no benchmark recipe for {op.key} (only numpy functions and Python operators)")
+    if op.family is Family.ELEMENTWISE:
+        nin = op.elementwise.nin if op.elementwise is not None else 1
+        params = ", ".join(f"x{i}: Arr" for i in range(nin))
+        args = ", ".join(f"x{i}" for i in range(nin))
+        return Recipe(head + f"def kernel({params}):\n    return {call}({args})\n",
+                      lambda n, rng: tuple(rng.random(n).astype(dtype) + 0.5 for _ in range(nin)))
+    if op.family is Family.REDUCTION:
+        return Recipe(head + f"def kernel(x: Arr):\n    return {call}(x)\n", lambda n, rng: (rng.random(n).astype(dtype),))
+    if op.family is Family.LINALG and op.key in ("numpy.matmul", "numpy.dot", "numpy.inner"):
+        def square(n: int, rng: np.random.Generator) -> tuple[Any, ...]:
+            k = max(1, int(round(n ** 0.5)))
+            return rng.random((k, k)).astype(dtype), rng.random((k, k)).astype(dtype)
+        return Recipe(head + f"def kernel(a: Mat, b: Mat):\n    return {call}(a, b)\n", square)
+    return Recipe(head + f"def kernel(x: Arr):\n    return {call}(x)\n", lambda n, rng: (rng.random(n).astype(dtype),))
+
+
+def _load(source: str, where: Path) -> Callable[..., Any]:
+    path = where / "ep_opbench_kernel.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location("ep_opbench_kernel", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.kernel
+
+
+def _best(fn: Callable[..., Any], args: tuple[Any, ...], budget: float = 0.2) -> float:
+    fn(*args)
+    best = float("inf")
+    deadline = time.perf_counter() + budget
+    reps = 0
+    while reps < 5 or (time.perf_counter() < deadline and reps < 1000):
+        t = time.perf_counter()
+        fn(*args)
+        best = min(best, time.perf_counter() - t)
+        reps += 1
+    return best
+
+
+def bench(op: Operator, sizes: list[int], settings: Settings, dtype: str = "float64",
+          progress: Callable[[str], None] = lambda s: None) -> list[Timing]:
+    """Time the reference and every available path of op at each size."""
+    import everypath
+
+    rec = recipe(op, dtype)
+    out: list[Timing] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = _load(rec.source, Path(tmp))
+        paths = [v.path for v in op.variants if available(v)[0]]
+        compiled = {p: everypath.compile(ref, settings=replace(settings, force_path=p)) for p in paths}
+        rng = np.random.default_rng(0)
+        for n in sizes:
+            args = rec.inputs(n, rng)
+            out.append(Timing("reference", n, _best(ref, args)))
+            for p, fn in compiled.items():
+                progress(f"{op.key} {p} n={n}")
+                try:
+                    got = fn(*args)
+                    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(ref(*args), dtype=float),
+                                               rtol=1e-4, atol=1e-6 * max(n, 1))
+                    out.append(Timing(p, n, _best(fn, args)))
+                except Exception as exc:  # a failing variant is data, not a crash of the benchmark
+                    out.append(Timing(p, n, None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"))
+    return out
