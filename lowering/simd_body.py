@@ -20,7 +20,7 @@ VSC_OPS = frozenset({
     "add", "sub", "mul", "truediv", "negative", "positive", "square", "reciprocal", "absolute", "fabs", "sqrt",
     "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos",
     "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc", "rint",
-    "arctan2", "hypot", "power", "copysign", "fmax", "fmin", "maximum", "minimum", "sign", "where",
+    "arctan2", "hypot", "copysign", "fmax", "fmin", "maximum", "minimum", "sign", "where",
 })
 MASK_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not"})
 FLOATS = frozenset({DType.FLOAT32, DType.FLOAT64})
