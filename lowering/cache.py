@@ -8,6 +8,7 @@ object, so identical code is built once.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -44,6 +45,20 @@ def file_digest(path: str) -> str | None:
         return None
 
 
+@functools.lru_cache(maxsize=1)
+def compiler_digest() -> str:
+    """Stamp of the compiler's own Python (tracer, lowering, variants: path, size, mtime):
+    a changed pass or lowering rule must not reuse builds made by the old one. Stat only,
+    not contents (well under a millisecond, once per process); a touched file just rebuilds."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for pkg in ("tracer", "lowering", "variants"):
+        for p in sorted((root / pkg).rglob("*.py")):
+            st = p.stat()
+            h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
 def front_key(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -> str:
     try:
         src = inspect.getsource(pyfunc)
@@ -52,7 +67,7 @@ def front_key(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -
     parts = [
         str(FORMAT_VERSION), COMPILER_VERSION, src, pyfunc.__module__ or "", pyfunc.__qualname__,
         repr(call_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.checked), settings.path_key(),
-        compiler_version(settings.cxx, str(settings.cache_dir)), headers_digest(),
+        compiler_version(settings.cxx, str(settings.cache_dir)), headers_digest(), compiler_digest(),
         pyfunc.__code__.co_filename, str(file_digest(pyfunc.__code__.co_filename)),
     ]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()

@@ -26,6 +26,7 @@ from tracer.ir import Block, Node, Opcode
 
 if TYPE_CHECKING:
     from lowering.dispatch import PathPolicy
+    from lowering.masked_update import MaskedUpdate
     from variants.registry import LowerSite, Operator
 
 _PURE = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.PARAM, Opcode.GETATTR})
@@ -50,6 +51,8 @@ class FunctionEmitter:
         self.last_line: tuple[str, int] | None = None
         self.fused: set[Node] = set()
         self._plan_fusion(spec.fn.body)
+        self.masked: dict[Node, "MaskedUpdate"] = {}  # a[m] = f(a[m]) done in place
+        self._plan_masked()
         self.bounds = LowerBounds(spec)
 
     # ---- small helpers -------------------------------------------------
@@ -57,11 +60,9 @@ class FunctionEmitter:
         """A registry call through every implementation path the policy admits for it."""
         from lowering.dispatch import lower_call
 
-        before = set(self.used_paths)
-        expr = lower_call(op, site, self.policy, self.used_paths)
-        chosen = self.used_paths - before
-        self.used_headers.update(v.header for v in self.policy.variants(op.variants)
-                                 if v.path in chosen or v.path == "loops")
+        expr, variants = lower_call(op, site, self.policy, self.used_paths)
+        self.used_headers.update(v.header for v in variants)
+        self.used_headers.update(v.header for v in op.variants if v.path == "loops")  # shared helpers
         return expr
 
     def ty(self, n: Node) -> Any:
@@ -115,8 +116,27 @@ class FunctionEmitter:
                 continue
             j = block.nodes.index(u)
             between = block.nodes[i + 1:j]
-            if all(m.op in _PURE or (is_elementwise(self, m) and not is_inplace_array(self, m)) for m in between):
+            if all(m.op in _PURE or self._is_view(m) or (is_elementwise(self, m) and not is_inplace_array(self, m))
+                   for m in between):
                 self.fused.add(n)
+
+    def _is_view(self, m: Node) -> bool:
+        """Basic slicing of an array: a view, no copy and no effect (fusion may reach past it)."""
+        if m.op is not Opcode.GETITEM or not isinstance(self.spec.types.get(m.args[0]), ArrayT):
+            return False
+        from lowering.indexing import plan_array_index
+
+        try:
+            return plan_array_index(self.spec.types[m.args[0]], self.spec.type_of(m.args[1])).kind == "view"
+        except Exception:  # an index the planner rejects is emitted (and reported) later
+            return False
+
+    def _plan_masked(self) -> None:
+        from lowering.masked_update import plan_masked_updates
+
+        plan_masked_updates(self, self.spec.fn.body, self.masked)
+        for p in self.masked.values():
+            self.fused |= p.reads | p.tree  # computed inside the update, never materialised
 
     def _load_inlinable(self, n: Node) -> bool:
         block = n.block
@@ -199,7 +219,12 @@ class FunctionEmitter:
                 self.line(f"{ident(n.target)} = {self._convert(v, self.ty(n.args[0]), t)};")
             return
         if op is Opcode.SETITEM:
-            setitem(self, n)
+            if n in self.masked:
+                from lowering.masked_update import emit_masked_update
+
+                emit_masked_update(self, self.masked[n])
+            else:
+                setitem(self, n)
             return
         if op is Opcode.IF:
             known = static_truth(self.spec, n.args[0])

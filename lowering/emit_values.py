@@ -117,6 +117,9 @@ def fused_body(fe: "FunctionEmitter", n: Node, leaves: list[str]) -> str:
     for a in n.args:
         if a in fe.fused:
             operands.append((fused_body(fe, a, leaves), elem_type(fe.ty(a))))
+        elif a.op is Opcode.CONST and isinstance(fe.ty(a), ScalarT):
+            # literals stay in the body: x // 1000 becomes a multiply-shift, x * 2.0 an add
+            operands.append((fe.value(a), elem_type(fe.ty(a))))
         else:
             leaves.append(fe.value(a))
             operands.append((f"x{len(leaves) - 1}", elem_type(fe.ty(a))))

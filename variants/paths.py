@@ -91,8 +91,8 @@ def _opencv() -> HostPath:
 def _cuda() -> HostPath:
     if shutil.which("nvcc") is None:
         return _no("cuda", "nvcc (CUDA toolkit) not found")
-    return _no("cuda", "CUDA kernels are compile-checked with nvcc here; running them needs a GPU build "
-                       "(`everypath cuda check`), not a host .so")
+    return _no("cuda", "not in host builds: the CUDA kernels are compiled with nvcc and checked against the "
+                       "host reference by tests/variants/test_cuda.py (bench/cuda_check.sh on a GPU machine)")
 
 
 def _apple(name: str, what: str) -> HostPath:

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from lowering.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, ScalarT, Type
-from variants.registry import Family, Operator, Registry, Site, TypingError, Variant
+from variants.registry import Family, Operator, Registry, Requirements, Site, TypingError, Variant
 
 
 # every fused element-wise expression can run on these paths (lowering.emit_values.elementwise_paths)
@@ -32,6 +32,8 @@ ELEMENTWISE_VARIANTS = (
     # descheduled team member costs milliseconds (measured), so the selector decides
     Variant("threads", "everypath/paths/threads/map.hpp", cost_hint="OpenMP split of the fused loop",
             min_work=1 << 22),
+    Variant("cuda", "everypath/paths/cuda/map.cuh", Requirements(device="cuda"),
+            cost_hint="grid-stride kernel per fused expression", min_work=1 << 20),
 )
 
 

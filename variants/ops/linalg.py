@@ -82,7 +82,12 @@ PRODUCT_VARIANTS = (
             min_work=1 << 16),
     Variant("blas", "everypath/paths/blas/linalg.hpp", Requirements(libraries=("openblas",)),
             cost_hint="OpenBLAS gemm (float/complex only)", min_work=1 << 10),
+    Variant("accelerate", "everypath/paths/accelerate/linalg.hpp", Requirements(os=("darwin",)),
+            cost_hint="Apple Accelerate cblas (float/double)", min_work=1 << 10),
+    Variant("cuda", "everypath/paths/cuda/gemm.cuh", Requirements(device="cuda"),
+            cost_hint="tiled shared-memory GEMM on the GPU", min_work=1 << 16),
 )
+_ACCELERATE_DTYPES = frozenset({DType.FLOAT32, DType.FLOAT64})
 _BLAS_DTYPES = frozenset({DType.FLOAT32, DType.FLOAT64, DType.COMPLEX64, DType.COMPLEX128})
 
 
@@ -95,6 +100,10 @@ def path_tag(ls: LowerSite, result: Type) -> str:
         raise PathNotApplicable(f"no BLAS routine for {dt}")
     if ls.path == "blas" and isinstance(result, ScalarT):
         raise PathNotApplicable("a 1-d dot stays on the vectorised loops")
+    if ls.path == "accelerate" and (dt not in _ACCELERATE_DTYPES or isinstance(result, ScalarT)):
+        raise PathNotApplicable(f"no Accelerate GEMM for {dt}")
+    if ls.path not in ("threads", "blas", "accelerate"):
+        raise PathNotApplicable(f"products on the {ls.path} path are not lowered into host code")
     return f", ep::path::{ls.path}"
 
 

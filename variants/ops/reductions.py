@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from lowering.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, Type
-from variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant
+from variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Requirements, Site, TypingError, Variant
 
 # ---------------------------------------------------------------------------
 # shared helpers (also used by creation, scans, linalg, shape)
@@ -263,10 +263,15 @@ REDUCTION_VARIANTS = (
             min_work=1 << 16),
     # on a loaded 2-core machine a descheduled team member costs milliseconds (measured)
     Variant("threads", "everypath/paths/threads/reduce.hpp", cost_hint="one slab per core", min_work=1 << 22),
+    Variant("accelerate", "everypath/paths/accelerate/reduce.hpp", Requirements(os=("darwin",)),
+            cost_hint="vDSP sum/max/min", min_work=1 << 12),
+    Variant("cuda", "everypath/paths/cuda/reduce.cuh", Requirements(device="cuda"),
+            cost_hint="block tree sums on the GPU", min_work=1 << 20),
 )
 _PATH_KERNELS = {
     "threads": frozenset({"sum", "nansum", "prod", "max", "min", "nanmax", "nanmin", "mean"}),
     "simd": frozenset({"sum", "max", "min", "mean"}),
+    "accelerate": frozenset({"sum", "max", "min", "mean"}),
 }
 
 
@@ -275,7 +280,7 @@ def _check_path(ls: LowerSite, kname: str, src: DType, res: DType) -> None:
         return
     if kname not in _PATH_KERNELS.get(ls.path, ()):
         raise PathNotApplicable(f"no {ls.path} kernel for {kname}")
-    if ls.path == "simd" and not (src is res and src.is_float):
+    if ls.path in ("simd", "accelerate") and not (src is res and src.is_float):
         raise PathNotApplicable("the simd reductions cover float arrays reduced in their own dtype")
 
 

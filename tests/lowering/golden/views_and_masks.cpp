@@ -18,7 +18,7 @@ static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x) {
   // golden_programs.py:34
   ep::get_nonneg(l_y, int64_t(0LL)) = double(1.0);
   // golden_programs.py:35
-  auto v17 = ep::map<bool, 1>([&](auto x0, auto x1) { return ep::sc::lt<double>(x0, static_cast<double>(x1)); }, l_x, int64_t(0LL));
+  auto v17 = ep::map<bool, 1>([&](auto x0) { return ep::sc::lt<double>(x0, static_cast<double>(int64_t(0LL))); }, l_x);
   ep::mask_assign(l_x, v17, double(0.0));
   // golden_programs.py:36
   auto v20 = int64_t(l_x.shape[0]);

@@ -18,6 +18,7 @@ struct loops {};
 struct simd {};
 struct threads {};
 struct blas {};
+struct accelerate {};
 }  // namespace path
 
 template <class A>
@@ -44,11 +45,15 @@ inline int pick(std::initializer_list<index_t> min_work, index_t w) {
 
 template <class F0, class... F>
 inline auto dispatch(int which, F0&& f0, F&&... rest) -> decltype(f0()) {
-  if (which == 0) return f0();
-  if constexpr (sizeof...(F) == 0) {
-    return f0();
+  using R = decltype(f0());
+  if (which <= 0 || which > static_cast<int>(sizeof...(F))) return f0();
+  int k = 1;
+  if constexpr (std::is_void_v<R>) {
+    ((k++ == which ? rest() : void()), ...);
   } else {
-    return dispatch(which - 1, std::forward<F>(rest)...);
+    std::optional<R> out;
+    ((k++ == which ? (void)out.emplace(rest()) : void()), ...);
+    return std::move(*out);
   }
 }
 

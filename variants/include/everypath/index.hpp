@@ -319,6 +319,61 @@ void mask_assign(const Array<T, N>& a, const Array<bool, K>& m, const V& value) 
   }
 }
 
+// ---- a[m] = f(a[m], scalars...) in place (lowering/masked_update.py) -----------
+// Self stands for the selected element itself among f's operands.
+struct Self {};
+
+template <class T, class L>
+inline decltype(auto) self_or(const L& leaf, const T& self) {
+  if constexpr (std::is_same_v<L, Self>) return self;
+  else return (leaf);
+}
+
+template <class T, int N, class F, class... L>
+void mask_update(const Array<T, N>& a, const Array<bool, N>& m, F f, const L&... leaves) {
+  for (int k = 0; k < N; ++k)
+    if (m.shape[k] != a.shape[k])
+      raise("IndexError", "boolean index did not match indexed array along axis " + std::to_string(k) +
+                              "; size of axis is " + std::to_string(a.shape[k]) +
+                              " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
+  if (a.contiguous() && m.contiguous()) {
+    // 64-byte mask blocks: all-false ones are skipped (sparse masks cost a scan of
+    // the mask), others get a branch-free select over the block (f is element-wise
+    // and pure, so evaluating it on unselected elements is harmless and vectorises)
+    const index_t n = a.size();
+    T* __restrict p = a.data;
+    const bool* __restrict q = m.data;
+    constexpr index_t B = 64;
+    index_t i = 0;
+    for (; i + B <= n; i += B) {
+      uint64_t any = 0;
+      for (index_t k = 0; k < B; k += 8) {
+        uint64_t w;
+        std::memcpy(&w, q + i + k, 8);
+        any |= w;
+      }
+      if (!any) continue;
+#pragma GCC ivdep
+      for (index_t k = i; k < i + B; ++k) {
+        const T x = p[k];
+        const T y = static_cast<T>(f(self_or(leaves, x)...));
+        p[k] = q[k] ? y : x;
+      }
+    }
+    for (; i < n; ++i)
+      if (q[i]) p[i] = static_cast<T>(f(self_or(leaves, p[i])...));
+    return;
+  }
+  std::vector<index_t> a_offs, m_offs;
+  for_each_offset(a, [&](index_t off) { a_offs.push_back(off); });
+  for_each_offset(m, [&](index_t off) { m_offs.push_back(off); });
+  for (size_t i = 0; i < m_offs.size(); ++i)
+    if (m.data[m_offs[i]]) {
+      T& x = a.data[a_offs[i]];
+      x = static_cast<T>(f(self_or(leaves, x)...));
+    }
+}
+
 // ---- integer-array indexing along one axis (copies) --------------------------
 // Shape of a[..., idx, ...] with idx on axis P: idx's axes replace axis P.
 template <int P, class T, int N, class I, int K>

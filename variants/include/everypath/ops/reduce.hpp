@@ -458,6 +458,21 @@ auto reduce(const Array<T, N>& a) {
 template <class Op, class T, int N>
 typename Op::result reduce_all(const Array<T, N>& a) {
   using R = typename Op::result;
+  if constexpr (std::is_same_v<Op, Sum<R>> && std::is_same_v<T, bool> && std::is_integral_v<R> &&
+                !std::is_same_v<R, bool>) {
+    if (a.contiguous()) {  // counting true bytes: a vectorised byte sum in 255-byte chunks
+      const index_t n = a.size();
+      const uint8_t* p = reinterpret_cast<const uint8_t*>(a.data);
+      R total = 0;
+      for (index_t lo = 0; lo < n; lo += 255) {
+        const index_t hi = std::min(n, lo + 255);
+        uint8_t c = 0;
+        for (index_t i = lo; i < hi; ++i) c = static_cast<uint8_t>(c + p[i]);
+        total += c;
+      }
+      return total;
+    }
+  }
   if constexpr (Op::has_identity) {
     R acc = Op::identity();
     fold_into<Op>(&acc, std::array<index_t, N>{}, a, all_axes<N>(), false);
