@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import sys
 import threading
 import types
 from dataclasses import dataclass, field
@@ -102,7 +104,9 @@ class CompiledFunction:
         self.settings.apply_openmp_defaults()  # before the first OpenMP code is loaded
         lib = _runtime.Library(str(module.so_path))
         self._module = module
-        return lib.bind(module.symbol, sig)
+        from everypath.torch_boundary import wrap  # tensors cross as NumPy views
+
+        return wrap(lib.bind(module.symbol, sig), sig)
 
     def _native_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[..., Any]:
         from lowering.annotations import describe_value_type
@@ -119,6 +123,10 @@ class CompiledFunction:
                 except OpenSignatureError:
                     self._open = True  # specialise per call on the arguments' types instead
             bound = self._bind_call(args, kwargs)
+            if "torch" in sys.modules:  # tensors that cannot cross as NumPy views: a TypeError naming the parameter
+                from everypath.torch_boundary import check_arguments
+
+                check_arguments(self.__name__, list(inspect.signature(self.py_function).parameters), bound)
             key = tuple(describe_value_type(v) for v in bound)
             native = self._by_types.get(key)
             if native is None:

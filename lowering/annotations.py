@@ -9,6 +9,7 @@ sandboxed observation.
 from __future__ import annotations
 
 import ast
+import sys
 import types
 import typing
 from dataclasses import dataclass
@@ -36,9 +37,10 @@ class OpenArrayT:
     """An array whose rank the annotation leaves open; completed before inference."""
 
     dtype: DType | None  # None: dtype open too (npt.NDArray[Any])
+    torch: bool = False  # annotated torch.Tensor: dtype and rank both come from the call
 
     def __str__(self) -> str:
-        return f"{self.dtype or '?'}[...]"
+        return "torch.Tensor" if self.torch else f"{self.dtype or '?'}[...]"
 
 
 class _Namespace(dict):
@@ -107,6 +109,8 @@ def to_type(ann: Annotation, obj: Any = None) -> Type | OpenArrayT:
         return ListT(_checked(to_type(ann, args[0]), ann))
     if obj is np.ndarray:
         return OpenArrayT(None)
+    if obj is not None and obj is _torch_attr("Tensor"):
+        return OpenArrayT(None, torch=True)
     if origin is np.ndarray:
         shape, dtype_ann = args if len(args) == 2 else (typing.Any, args[0] if args else typing.Any)
         dtype = _dtype_of(dtype_ann, ann)
@@ -156,6 +160,16 @@ def describe_value_type(value: Any) -> Type | None:
         return COMPLEX
     if value is None:
         return NONE
+    tensor_t, dtype_t = _torch_attr("Tensor"), _torch_attr("dtype")
+    if tensor_t is not None and isinstance(value, (tensor_t, dtype_t)):  # a tensor (crosses as a NumPy view), torch.float32
+        from lowering.types import DTypeT
+
+        is_dtype = isinstance(value, dtype_t)
+        try:
+            dt = DType.of(str(value if is_dtype else value.dtype).removeprefix("torch."))
+        except (TypeError, ValueError):
+            return None  # bfloat16, float16, quantized ...: no NumPy twin
+        return DTypeT(dt) if is_dtype else ArrayT(dt, value.dim(), torch=True)
     if isinstance(value, np.ndarray):
         try:
             return ArrayT(DType.of(value.dtype), value.ndim)
@@ -174,9 +188,17 @@ def describe_value_type(value: Any) -> Type | None:
 
 def annotation_text(t: Type) -> str:
     """How a type is spelled as a Python annotation, for error messages."""
+    if isinstance(t, ArrayT) and t.torch:
+        return "torch.Tensor"
     if isinstance(t, ArrayT):
         shape = "tuple[" + ", ".join(["int"] * t.ndim) + "]" if t.ndim else "tuple[()]"
         return f"np.ndarray[{shape}, np.dtype[np.{t.dtype}]]"
     if isinstance(t, TupleT):
         return "tuple[" + ", ".join(annotation_text(i) for i in t.items) + "]"
     return str(t)
+
+
+def _torch_attr(name: str) -> Any:
+    """torch.<name>, or None while the program has not imported torch (importing it here would cost every compile)."""
+    torch = sys.modules.get("torch")
+    return getattr(torch, name, None) if torch is not None else None

@@ -34,6 +34,10 @@ def ctype(t: Type) -> str:
         return "ep::Range"
     if isinstance(t, SliceT):
         return "ep::Slice"
+    from lowering.types import GeneratorT
+
+    if isinstance(t, GeneratorT):
+        return "ep::Generator"  # variants/include/everypath/ops/random_core.hpp
     if isinstance(t, (FuncT, IterT)):
         raise EmitError(f"a {t} value cannot be stored here")
     raise EmitError(f"no C++ type for {t}")

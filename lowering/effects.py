@@ -13,6 +13,15 @@ from tracer.ir import FunctionRef, Node, Opcode
 _VIEW_OPS = frozenset({
     "numpy.reshape", "ndarray.reshape", "numpy.transpose", "ndarray.transpose", "numpy.ravel", "ndarray.ravel",
     "numpy.asarray", "numpy.expand_dims", "numpy.squeeze", "ndarray.squeeze", "numpy.flip",
+    "numpy.rot90", "numpy.fliplr", "numpy.flipud", "numpy.moveaxis", "numpy.swapaxes", "ndarray.swapaxes",
+    "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d", "numpy.broadcast_to", "numpy.diag", "numpy.diagonal",
+    "ndarray.diagonal", "numpy.trim_zeros", "numpy.split", "numpy.array_split", "numpy.hsplit", "numpy.vsplit",
+    "numpy.dsplit", "numpy.meshgrid",
+})
+# operators that write into their first argument
+_WRITES_ARG0 = frozenset({
+    "ndarray.sort", "ndarray.partition", "numpy.put", "ndarray.put", "numpy.put_along_axis", "numpy.place",
+    "ndarray.fill",
 })
 
 
@@ -67,8 +76,12 @@ def _one(spec: TypedFunction, known: dict[TypedFunction, set[str]]) -> set[str]:
                 written |= roots(n.args[0])
             elif n.op is Opcode.CALL:
                 key = spec.op_keys.get(n, "")
-                if key.startswith("operator.i") and isinstance(spec.types.get(n.args[0]), ArrayT):
+                if (key.startswith("operator.i") and isinstance(spec.types.get(n.args[0]), ArrayT)) or (
+                        key in _WRITES_ARG0):
                     written |= roots(n.args[0])
+                if key == "Generator.shuffle":  # rng.shuffle(x) permutes x in place
+                    x = n.args[1] if len(n.args) > 1 else n.kwargs.get("x")
+                    written |= roots(x) if x is not None else set()
                 callee = spec.callees.get(n)
                 if callee is not None:
                     args = n.args[1:] if n.target == "ep.call" else n.args

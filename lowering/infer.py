@@ -17,6 +17,7 @@ from everypath.errors import CompileError, CompileErrors
 from lowering.indexing import index_type
 from lowering.types import (
     BOOL, INT, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type, join,
+    like_tensor,
 )
 from tracer.ir import Function, FunctionRef, Node, Opcode
 from variants.registry import Site, TypingError, lookup_operator
@@ -145,12 +146,12 @@ class ProgramTyper:
             from variants.attributes import attribute_type
 
             base = ty(n.args[0])
-            return None if base is None else attribute_type(base, n.target)
+            return None if base is None else like_tensor(attribute_type(base, n.target), base)
         if op is Opcode.GETITEM:
             base, idx = ty(n.args[0]), ty(n.args[1])
             if base is None or idx is None:
                 return None
-            return index_type(base, idx, n.args[1], unpack=n.meta.get("unpack"))
+            return like_tensor(index_type(base, idx, n.args[1], unpack=n.meta.get("unpack")), base)
         if op is Opcode.SETITEM:
             base, idx, val = (ty(a) for a in n.args)
             if base is None or idx is None or val is None:
@@ -172,7 +173,7 @@ class ProgramTyper:
         if op is Opcode.FOR:
             it = ty(n.args[0])
             if it is not None:
-                self._bind(spec, n.target, element_type(it), n)
+                self._bind(spec, n.target, like_tensor(element_type(it), it), n)
             self._block(spec, n.blocks[0].nodes)
             return None
         if op is Opcode.LOOP:
@@ -397,9 +398,16 @@ def element_type(t: Type) -> Type:
 
 
 def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> tuple[str, Site]:
-    """Method calls are resolved by receiver type (ndarray.sum, list.append)."""
+    """Method calls are resolved by receiver type (ndarray.sum, list.append); calls on torch tensors
+    by torch's rules (tensor.sum, torch.add for +: variants/ops/_torch.py)."""
     key = n.target
+    if any(isinstance(t, ArrayT) and t.torch for t in (*arg_types, *kw_types.values())):
+        from variants.ops._torch import torch_key
+
+        key = torch_key(key, arg_types)
     if key.startswith("method."):
+        from lowering.types import GeneratorT
+
         recv = arg_types[0]
         meth = key.split(".", 1)[1]
         if isinstance(recv, ArrayT):
@@ -408,6 +416,8 @@ def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> t
             key = f"scalar.{meth}"
         elif isinstance(recv, ListT):
             key = f"list.{meth}"
+        elif isinstance(recv, GeneratorT):  # np.random.Generator: variants/ops/random.py
+            key = f"Generator.{meth}"
         else:
             raise TypingError(f"{recv} has no method '{meth}'")
     return key, Site(key, n, arg_types, kw_types)

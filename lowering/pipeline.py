@@ -42,7 +42,8 @@ def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tup
                     "(or call the function once so everypath can specialise on the argument)",
                     p.loc.filename, p.loc.lineno, p.loc.col, ("resolving the signature",))
             if isinstance(t, OpenArrayT):
-                if not isinstance(call_t, ArrayT) or (t.dtype is not None and call_t.dtype is not t.dtype):
+                if not isinstance(call_t, ArrayT) or (t.dtype is not None and call_t.dtype is not t.dtype) or \
+                        call_t.torch != t.torch:
                     raise CompileError.at(p.loc, f"parameter '{p.name}': argument of type {call_t} does not match "
                                                  f"annotation '{ann.text if ann else ''}'", ("resolving the signature",))
             t = call_t
@@ -56,7 +57,7 @@ def _return_compatible(want: Any, got: Any) -> bool:
     from lowering.types import ListT, TupleT
 
     if isinstance(want, OpenArrayT):
-        return isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype)
+        return isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype) and want.torch == got.torch
     if isinstance(want, ScalarT) and isinstance(got, ScalarT):
         return want.dtype is got.dtype or (want.dtype.kind == "f" and got.dtype.kind in "iub") or (
             want.dtype.kind == "c" and got.dtype.kind in "iubf")
@@ -67,7 +68,26 @@ def _return_compatible(want: Any, got: Any) -> bool:
     return want == got
 
 
+def _crossable(t: Any) -> str | None:
+    """Why a result of type t cannot be returned to Python (None: it can)."""
+    from lowering.types import ListT, TupleT
+
+    if isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, ScalarT):
+        return f"returning a list of {t.elem} is not supported yet: return tuple(...) of it instead"
+    if isinstance(t, TupleT):
+        for item in t.items:
+            why = _crossable(item)
+            if why:
+                return why
+    return None
+
+
 def _check_return(spec: TypedFunction) -> None:
+    why = _crossable(spec.return_type)
+    if why is not None:
+        ret = next((n for n in spec.fn.body.walk() if n.op.name == "RETURN"), None)
+        raise CompileError.at(ret.loc if ret is not None else spec.fn.loc, why,
+                              (f"checking the return type of {spec.fn.qualname}",))
     ann: Annotation | None = spec.fn.returns
     if ann is None or spec.return_type is None:
         return

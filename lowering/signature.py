@@ -12,7 +12,7 @@ def type_descriptor(t: Type) -> dict[str, Any]:
     if isinstance(t, ScalarT):
         return {"kind": "scalar", "dtype": t.dtype.np_name, "py": t.weak}
     if isinstance(t, ArrayT):
-        return {"kind": "array", "dtype": t.dtype.np_name, "ndim": t.ndim}
+        return {"kind": "array", "dtype": t.dtype.np_name, "ndim": t.ndim, **({"torch": True} if t.torch else {})}
     if isinstance(t, TupleT):
         return {"kind": "tuple", "items": [type_descriptor(i) for i in t.items]}
     if isinstance(t, ListT):

@@ -89,9 +89,11 @@ class ScalarT:
 class ArrayT:
     dtype: DType
     ndim: int
+    torch: bool = False  # a torch.Tensor (crosses the boundary as a NumPy view; torch's typing rules apply)
 
     def __str__(self) -> str:
-        return f"{self.dtype}[{', '.join(':' * self.ndim)}]" if self.ndim else f"{self.dtype}[()]"
+        s = f"{self.dtype}[{', '.join(':' * self.ndim)}]" if self.ndim else f"{self.dtype}[()]"
+        return f"torch.{s}" if self.torch else s
 
 
 @dataclass(frozen=True)
@@ -173,13 +175,28 @@ class FuncT:
         return f"function[{' | '.join(names)}]"
 
 
-Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT]
+@dataclass(frozen=True)
+class GeneratorT:
+    """A np.random.Generator made in compiled code (default_rng); its methods: variants/ops/random.py."""
+
+    def __str__(self) -> str:
+        return "np.random.Generator"
+
+
+Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT]
 
 INT = ScalarT(DType.INT64, weak=True)
 FLOAT = ScalarT(DType.FLOAT64, weak=True)
 BOOL = ScalarT(DType.BOOL, weak=True)
 COMPLEX = ScalarT(DType.COMPLEX128, weak=True)
 NONE = NoneT()
+
+
+def like_tensor(t: Type | None, *sources: Type | None) -> Type | None:
+    """An array computed from a torch tensor (indexing, attributes, iteration) is a torch tensor too."""
+    if isinstance(t, ArrayT) and not t.torch and any(isinstance(s, ArrayT) and s.torch for s in sources):
+        return ArrayT(t.dtype, t.ndim, torch=True)
+    return t
 
 
 def is_numeric(t: object) -> bool:

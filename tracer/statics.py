@@ -8,7 +8,9 @@ looks anything up at run time.
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import math
+import sys
 import types
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +28,7 @@ ALLOWED_MODULES: dict[str, types.ModuleType] = {
     "numpy.random": np.random,
     "math": math,
 }
+_TORCH_MODULES = ("torch", "torch.nn", "torch.nn.functional")  # allowed once torch is imported (see _allow_torch)
 _BUILTIN_NAMES = (
     "range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "enumerate", "zip", "sum",
     "any", "all", "list", "tuple", "isinstance", "print", "round", "divmod", "pow", "reversed", "sorted",
@@ -68,8 +71,33 @@ def _key_by_id() -> dict[int, str]:
     return keys
 
 
+def _allow_torch(load: bool = False) -> None:
+    """Add torch to the allowed modules once the program has imported it (or, with load, imports
+    it for an `import torch` in compiled code): importing it eagerly would cost every compile a second."""
+    if "torch" in ALLOWED_MODULES or not ("torch" in sys.modules or (load and importlib.util.find_spec("torch"))):
+        return
+    import torch.nn.functional  # noqa: F401 - loads torch and torch.nn too
+
+    ALLOWED_MODULES.update({name: sys.modules[name] for name in _TORCH_MODULES})
+    _key_by_id.cache_clear()
+
+
+def _allow_cv2(load: bool = False) -> None:
+    """Add cv2 (OpenCV) once the program has imported it, or, with load, for an `import cv2` in
+    compiled code; optional, so everypath works without it (its constants fold to ints)."""
+    if "cv2" in ALLOWED_MODULES or not ("cv2" in sys.modules or (load and importlib.util.find_spec("cv2"))):
+        return
+    import cv2  # type: ignore[import-not-found]
+
+    ALLOWED_MODULES["cv2"] = cv2
+    _key_by_id.cache_clear()
+
+
 def is_constant(value: Any) -> bool:
     if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.dtype)):
+        return True
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(value, torch.dtype):  # torch.float32: a dtype constant like np.float32
         return True
     if isinstance(value, tuple):
         return all(is_constant(v) for v in value)
@@ -78,6 +106,8 @@ def is_constant(value: Any) -> bool:
 
 def static_for(obj: Any) -> Static:
     """Classify a Python object found at compile time."""
+    _allow_torch()
+    _allow_cv2()
     if isinstance(obj, types.ModuleType):
         return Static(obj, obj.__name__)
     key = _key_by_id().get(id(obj))
@@ -93,6 +123,8 @@ def user_function_ref(fn: types.FunctionType) -> FunctionRef:
 
 
 def module_name_allowed(name: str) -> bool:
+    _allow_torch(load=name in _TORCH_MODULES)
+    _allow_cv2(load=name == "cv2")
     return name in ALLOWED_MODULES or name == "numpy.typing"
 
 

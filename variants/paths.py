@@ -78,14 +78,17 @@ def _blas() -> HostPath:
 
 
 def _opencv() -> HostPath:
-    if shutil.which("pkg-config") is None:
-        return _no("opencv", "pkg-config not found (Debian: pkg-config)")
-    cflags = subprocess.run(["pkg-config", "--cflags", "opencv4"], capture_output=True, text=True)
-    if cflags.returncode != 0:
-        return _no("opencv", "OpenCV C++ not found by pkg-config (Debian: libopencv-imgproc-dev)")
     # only the modules the opencv path uses: linking all of OpenCV costs ~100 ms per load
-    return HostPath("opencv", True, None, (*cflags.stdout.split(), "-DEP_HAVE_OPENCV=1"),
-                    ("-lopencv_imgproc", "-lopencv_core"))
+    libs = ("-lopencv_imgproc", "-lopencv_core")
+    if shutil.which("pkg-config") is not None:
+        cflags = subprocess.run(["pkg-config", "--cflags", "opencv4"], capture_output=True, text=True)
+        if cflags.returncode == 0:
+            return HostPath("opencv", True, None, (*cflags.stdout.split(), "-DEP_HAVE_OPENCV=1"), libs)
+    # Debian's libopencv-imgproc-dev ships headers and libraries but no opencv4.pc (libopencv-dev does)
+    for inc in (Path("/usr/include/opencv4"), Path("/usr/local/include/opencv4")):
+        if (inc / "opencv2" / "imgproc.hpp").exists():
+            return HostPath("opencv", True, None, (f"-I{inc}", "-DEP_HAVE_OPENCV=1"), libs)
+    return _no("opencv", "OpenCV C++ headers not found (Debian: libopencv-imgproc-dev; `make setup` installs it)")
 
 
 def _cuda() -> HostPath:

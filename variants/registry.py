@@ -36,6 +36,10 @@ class Family(enum.Enum):
     BUILTIN = "builtin"
     MATH = "math"
     CONTAINER = "container"
+    SORTING = "sorting"  # sorting, searching, counting, set routines
+    INDEXING = "indexing"  # take, put, choose, select, compress, ...
+    RANDOM = "random"
+    IMGPROC = "imgproc"  # cv2 image processing
 
 
 @dataclass(frozen=True)

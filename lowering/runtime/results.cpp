@@ -89,6 +89,15 @@ void Function::raise_kernel_error(const ep_error& err, int rc) const {
                                   (message.empty() ? "" : ": " + message));
   }
   PyObject* exc_type = PyDict_GetItemString(PyEval_GetBuiltins(), type.c_str());  // borrowed
+  py::object dotted;  // "module.Name" (numpy.linalg.LinAlgError): imported, kept alive here
+  if (exc_type == nullptr && type.find('.') != std::string::npos) {
+    try {
+      dotted = py::module_::import(type.substr(0, type.rfind('.')).c_str()).attr(type.substr(type.rfind('.') + 1).c_str());
+      exc_type = dotted.ptr();
+    } catch (py::error_already_set&) {
+      exc_type = nullptr;
+    }
+  }
   if (exc_type == nullptr || !PyType_Check(exc_type) ||
       !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(exc_type),
                         reinterpret_cast<PyTypeObject*>(PyExc_BaseException))) {

@@ -254,11 +254,13 @@ class Program:
         return self.value(a.value)
 
     def case(self, name: str, key: str, *args: Arg, ref: Callable[..., Any] | None = None, exact: bool = False,
-             rtol: float | None = None, values: bool = True, **kwargs: Arg) -> None:
+             rtol: float | None = None, values: bool = True, path: str = "loops", **kwargs: Arg) -> None:
         assert name not in self.cases, name
         site, pa, pk = build_site(key, args, kwargs)
         op = registry().ops[key]
-        self.headers.update(v.header for v in op.variants)
+        # the headers of the path being tested (and the loops helpers it shares); other paths'
+        # headers may need other toolchains (cuda) or OSes (accelerate)
+        self.headers.update(v.header for v in op.variants if v.path in ("loops", path))
         status, expected, given = run_reference(key, pa, pk, ref)
         try:
             result = op.infer(site)
@@ -269,7 +271,7 @@ class Program:
         ls = LowerSite(key=key, node=node, args=[self.arg(a, n, t) for a, n, t in zip(pa, node.args, site.args)],
                        kwargs={k: self.arg(pk[k], node.kwargs[k], site.kwargs[k]) for k in pk},
                        arg_types=list(site.args), kw_types=dict(site.kwargs), result=result, ctype=ctype,
-                       site="t.py:1")
+                       site="t.py:1", path=path)
         expr = op.lower(ls)  # type: ignore[misc]
         self.cases[name] = Case(name, key, result, status, expected, expr=expr, exact=exact, rtol=rtol,
                                 inputs=given, values=values)

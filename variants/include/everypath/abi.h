@@ -73,7 +73,7 @@ typedef struct ep_value {
 
 typedef struct ep_error {
   int32_t set;
-  char type[64];      /* Python builtin exception name */
+  char type[64];      /* Python builtin exception name, or module.Name (imported) */
   char message[1024]; /* already formatted, NUL-terminated */
 } ep_error;
 
