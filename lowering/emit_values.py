@@ -96,16 +96,21 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
 _FAST_POWERS = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
 
 
-def _fast_power(fe: "FunctionEmitter", n: Node, key: str, operands: list[tuple[str, ScalarT]],
-                ins: tuple[DType, ...], out: DType) -> str | None:
-    """NumPy's fast_scalar_power: array ** 2 / 0.5 / -1 / 1 with a scalar exponent is square,
-    sqrt, reciprocal or a copy (same results as NumPy, and no pow call)."""
+def fast_power_name(fe: "FunctionEmitter", n: Node, key: str) -> str | None:
+    """The ep::sc function an array ** constant becomes (square, sqrt, ...), before dtype checks."""
     if key not in ("operator.pow", "operator.ipow", "numpy.power") or not isinstance(fe.ty(n.args[0]), ArrayT):
         return None
     e = n.args[1]
     if e.op is not Opcode.CONST or isinstance(e.target, bool) or not isinstance(e.target, (int, float)):
         return None
-    fn = _FAST_POWERS.get(e.target)
+    return _FAST_POWERS.get(e.target)
+
+
+def _fast_power(fe: "FunctionEmitter", n: Node, key: str, operands: list[tuple[str, ScalarT]],
+                ins: tuple[DType, ...], out: DType) -> str | None:
+    """NumPy's fast_scalar_power: array ** 2 / 0.5 / -1 / 1 with a scalar exponent is square,
+    sqrt, reciprocal or a copy (same results as NumPy, and no pow call)."""
+    fn = fast_power_name(fe, n, key)
     if fn is None or not (ins[0].is_float or ins[0].is_complex) or (fn == "square" and ins[0] is not out):
         return None
     x = cast(operands[0][0], operands[0][1], ins[0])
@@ -149,10 +154,11 @@ def elementwise_paths(fe: "FunctionEmitter", n: Node, t: ArrayT, fn: str, leaves
     from lowering.simd_body import NotVectorisable, simd_body
     from variants.ops.elementwise import ELEMENTWISE_VARIANTS
 
+    loops = f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"
     options = []
     for v in fe.policy.variants(ELEMENTWISE_VARIANTS):
         if v.path == "loops":
-            options.append((v, f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"))
+            options.append((v, loops))
         elif v.path == "threads":
             options.append((v, f"ep::threads::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"))
         elif v.path == "simd":
@@ -165,7 +171,7 @@ def elementwise_paths(fe: "FunctionEmitter", n: Node, t: ArrayT, fn: str, leaves
             options.append((v, f"ep::simd::map<{t.dtype.cpp}, {t.ndim}>([&]({params}) {{ return {body}; }}, "
                                f"{', '.join(vleaves)})"))
     if not options:
-        options.append((ELEMENTWISE_VARIANTS[0], f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"))
+        options.append((ELEMENTWISE_VARIANTS[0], loops))
     for v, _ in options:
         fe.used_paths.add(v.path)
         fe.used_headers.add(v.header)

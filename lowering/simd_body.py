@@ -38,7 +38,7 @@ def _dtype(t: object) -> DType:
 
 def simd_body(fe: "FunctionEmitter", n: Node, leaves: list[str], mask: bool = False) -> str:
     """ep::vsc expression for fused node n (leaves collects the operands); NotVectorisable if it is not."""
-    from lowering.emit_values import is_inplace_array
+    from lowering.emit_values import fast_power_name, is_inplace_array
 
     key = fe.spec.op_keys.get(n, "")
     from variants.registry import lookup_operator
@@ -57,7 +57,7 @@ def simd_body(fe: "FunctionEmitter", n: Node, leaves: list[str], mask: bool = Fa
         raise NotVectorisable(f"{name} has no batch form")
     elif out not in FLOATS:
         raise NotVectorisable(f"result dtype {out}")
-    fast = _fast_power(fe, n, key)
+    fast = fast_power_name(fe, n, key)
     if fast is not None:  # x ** 2 is square(x) in NumPy (fast_scalar_power), not pow
         name = fast
         args = n.args[:1]
@@ -91,14 +91,3 @@ def _float_of(fe: "FunctionEmitter", n: Node) -> DType:
             return adt
     raise NotVectorisable(f"dtype {dt}")
 
-
-def _fast_power(fe: "FunctionEmitter", n: Node, key: str) -> str | None:
-    from lowering.emit_values import _FAST_POWERS
-    from tracer.ir import Opcode
-
-    if key not in ("operator.pow", "numpy.power") or not isinstance(fe.ty(n.args[0]), ArrayT):
-        return None
-    e = n.args[1]
-    if e.op is not Opcode.CONST or isinstance(e.target, bool) or not isinstance(e.target, (int, float)):
-        return None
-    return _FAST_POWERS.get(e.target)

@@ -490,17 +490,19 @@ def assert_same(got: Any, want: Any, rtol: float = 1e-12, path: str = "result") 
     assert got == want or abs(got - want) <= rtol * max(1.0, abs(want)), f"{path}: {got!r} != {want!r}"
 
 
-def same_as_python(compiled: Any, *args: Any, rtol: float = 1e-12) -> Any:
-    """Call a compiled function and its Python original on copies of args; compare (or compare exceptions)."""
+def same_outcome(run_python: Callable[[], Any], run_compiled: Callable[[], Any],
+                 check: Callable[[Any, Any], None]) -> Any:
+    """Run the Python original and the compiled function: the same exception (type and message),
+    or results that pass check(got, want). Returns the compiled result or exception."""
     want_exc = got_exc = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            want = compiled.py_function(*_copied(args))
-    except Exception as exc:  # noqa: BLE001
+            want = run_python()
+    except Exception as exc:  # noqa: BLE001 - the exception is the expected result
         want_exc = exc
     try:
-        got = compiled(*_copied(args))
+        got = run_compiled()
     except Exception as exc:  # noqa: BLE001
         got_exc = exc
     if want_exc is not None:
@@ -508,5 +510,11 @@ def same_as_python(compiled: Any, *args: Any, rtol: float = 1e-12) -> Any:
         assert (type(got_exc), str(got_exc)) == (type(want_exc), str(want_exc))
         return got_exc
     assert got_exc is None, f"raised {type(got_exc).__name__}: {got_exc}"
-    assert_same(got, want, rtol)
+    check(got, want)
     return got
+
+
+def same_as_python(compiled: Any, *args: Any, rtol: float = 1e-12) -> Any:
+    """Call a compiled function and its Python original on copies of args; compare (or compare exceptions)."""
+    return same_outcome(lambda: compiled.py_function(*_copied(args)), lambda: compiled(*_copied(args)),
+                        lambda got, want: assert_same(got, want, rtol))

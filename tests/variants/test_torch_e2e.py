@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402
 
 import everypath  # noqa: E402
+from tests.variants._harness import same_outcome  # noqa: E402
 
 TOL = {torch.float32: (1e-5, 1e-6), torch.float64: (1e-10, 1e-12)}
 LOOSE = {torch.float32: (1e-4, 1e-5), torch.float64: (1e-10, 1e-12)}
@@ -42,22 +43,8 @@ def assert_same(got: Any, want: Any, tol: dict = TOL, path: str = "result") -> N
 
 def same_as_eager(compiled: Any, make: Callable[[], tuple], tol: dict = TOL) -> Any:
     """Run eager PyTorch and the compiled function on fresh arguments from make(); compare."""
-    want_exc = got_exc = None
-    try:
-        want = compiled.py_function(*make())
-    except Exception as exc:  # noqa: BLE001 - the exception is the expected result
-        want_exc = exc
-    try:
-        got = compiled(*make())
-    except Exception as exc:  # noqa: BLE001
-        got_exc = exc
-    if want_exc is not None:
-        assert got_exc is not None, f"expected {type(want_exc).__name__}: {want_exc}, got {got!r}"
-        assert (type(got_exc), str(got_exc)) == (type(want_exc), str(want_exc))
-        return got_exc
-    assert got_exc is None, f"raised {type(got_exc).__name__}: {got_exc}"
-    assert_same(got, want, tol)
-    return got
+    return same_outcome(lambda: compiled.py_function(*make()), lambda: compiled(*make()),
+                        lambda got, want: assert_same(got, want, tol))
 
 
 def data(shape: tuple[int, ...], dtype: Any, seed: int = 0) -> Any:

@@ -217,13 +217,19 @@ inline index_t count_true(const bool* m, index_t n) {
   return c;
 }
 
+// a boolean index must match the leading axes of the array it indexes (NumPy's IndexError)
 template <class T, int N, int K>
-Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
+inline void check_mask_shape(const Array<T, N>& a, const Array<bool, K>& m) {
   for (int k = 0; k < K; ++k)
     if (m.shape[k] != a.shape[k])
       raise("IndexError", "boolean index did not match indexed array along axis " + std::to_string(k) +
                               "; size of axis is " + std::to_string(a.shape[k]) +
                               " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
+}
+
+template <class T, int N, int K>
+Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
+  check_mask_shape(a, m);
   index_t count = 0;
   if (m.contiguous()) count = count_true(m.data, m.size());
   else for_each_offset(m, [&](index_t off) { count += m.data[off] ? 1 : 0; });
@@ -272,11 +278,7 @@ Array<T, N - K + 1> mask(const Array<T, N>& a, const Array<bool, K>& m) {
 template <class T, int N, int K, class V>
 void mask_assign(const Array<T, N>& a, const Array<bool, K>& m, const V& value) {
   static_assert(K == N, "masked assignment needs a mask of the array's full rank");
-  for (int k = 0; k < K; ++k)
-    if (m.shape[k] != a.shape[k])
-      raise("IndexError", "boolean index did not match indexed array along axis " + std::to_string(k) +
-                              "; size of axis is " + std::to_string(a.shape[k]) +
-                              " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
+  check_mask_shape(a, m);
   if constexpr (!is_array_v<V>) {
     if (a.contiguous() && m.contiguous()) {  // common case: a select per element, vectorisable
       const T v = static_cast<T>(value);
@@ -331,11 +333,7 @@ inline decltype(auto) self_or(const L& leaf, const T& self) {
 
 template <class T, int N, class F, class... L>
 void mask_update(const Array<T, N>& a, const Array<bool, N>& m, F f, const L&... leaves) {
-  for (int k = 0; k < N; ++k)
-    if (m.shape[k] != a.shape[k])
-      raise("IndexError", "boolean index did not match indexed array along axis " + std::to_string(k) +
-                              "; size of axis is " + std::to_string(a.shape[k]) +
-                              " but size of corresponding boolean axis is " + std::to_string(m.shape[k]));
+  check_mask_shape(a, m);
   if (a.contiguous() && m.contiguous()) {
     // 64-byte mask blocks: all-false ones are skipped (sparse masks cost a scan of
     // the mask), others get a branch-free select over the block (f is element-wise

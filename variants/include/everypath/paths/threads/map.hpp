@@ -49,19 +49,10 @@ void map_into_slabs(const Array<Out, N>& out, F& f, const Ops&... ops) {
 template <class Out, int N, class F, class... Ops>
 Array<Out, N> map(F f, const Ops&... ops) {
   auto shape = broadcast_shape<N>(ops...);
+  index_t n = 1;
+  for (int k = 0; k < N; ++k) n *= shape[k];
+  if (n < kMinParallel || omp_get_max_threads() < 2) return ep::map<Out, N>(f, ops...);
   Array<Out, N> out = empty<Out, N>(shape);
-  const index_t n = out.size();
-  if (n < kMinParallel || omp_get_max_threads() < 2) {
-    if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
-      Out* __restrict o = out.data;
-#pragma GCC ivdep
-      for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_get(ops, i)...));
-      return out;
-    }
-    if constexpr (N == 0) out.data[0] = static_cast<Out>(f(flat_get(ops, 0)...));
-    else map_rows<Out, N>(out.data, out.strides, shape, f, std::tie(ops...), std::index_sequence_for<Ops...>{});
-    return out;
-  }
   if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
     Out* __restrict o = out.data;
 #pragma omp parallel for simd schedule(static)
