@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from variants.registry import LowerSite, Operator
 
 _PURE = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.PARAM, Opcode.GETATTR})
+# calls that only build index values: fusion may reach past them
+_PURE_CALLS = frozenset({"builtins.slice", "ep.tuple"})
 
 
 def ident(name: str) -> str:
@@ -116,8 +118,8 @@ class FunctionEmitter:
                 continue
             j = block.nodes.index(u)
             between = block.nodes[i + 1:j]
-            if all(m.op in _PURE or self._is_view(m) or (is_elementwise(self, m) and not is_inplace_array(self, m))
-                   for m in between):
+            if all(m.op in _PURE or (m.op is Opcode.CALL and m.target in _PURE_CALLS) or self._is_view(m)
+                   or (is_elementwise(self, m) and not is_inplace_array(self, m)) for m in between):
                 self.fused.add(n)
 
     def _is_view(self, m: Node) -> bool:

@@ -22,7 +22,22 @@ def is_elementwise(fe: "FunctionEmitter", n: Node) -> bool:
     if n.op is not Opcode.CALL or not isinstance(n.target, str):
         return False
     key = fe.spec.op_keys.get(n)
-    return key is not None and lookup_operator(key).elementwise is not None
+    return key is not None and (lookup_operator(key).elementwise is not None or is_cast(fe, n))
+
+
+CAST_KEYS = frozenset({"ndarray.astype"})
+
+
+def is_cast(fe: "FunctionEmitter", n: Node) -> bool:
+    """x.astype(dtype) of an array: a per-element conversion, so a fused loop can do it
+    instead of materialising the converted array (copy=/order= keep the library call)."""
+    return (fe.spec.op_keys.get(n) in CAST_KEYS and len(n.args) <= 2 and not set(n.kwargs) - {"dtype", "casting"}
+            and isinstance(fe.ty(n.args[0]), ArrayT) and isinstance(fe.ty(n), ArrayT))
+
+
+def element_operands(fe: "FunctionEmitter", n: Node) -> list[Node]:
+    """The element operands of an element-wise node (a cast's dtype is not one)."""
+    return list(n.args[:1]) if is_cast(fe, n) else list(n.args)
 
 
 def is_inplace_array(fe: "FunctionEmitter", n: Node) -> bool:
@@ -48,6 +63,9 @@ def elem_type(t: Type) -> ScalarT:
 
 def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]]) -> str:
     """The scalar C++ expression of one element-wise op applied to element operands."""
+    if is_cast(fe, n):
+        ((e, _),) = operands
+        return f"ep::elem_cast<{elem_type(fe.ty(n)).dtype.cpp}>({e})"
     key = fe.spec.op_keys[n]
     op = lookup_operator(key)
     uf = op.elementwise
@@ -119,7 +137,7 @@ def _fast_power(fe: "FunctionEmitter", n: Node, key: str, operands: list[tuple[s
 
 def fused_body(fe: "FunctionEmitter", n: Node, leaves: list[str]) -> str:
     operands: list[tuple[str, ScalarT]] = []
-    for a in n.args:
+    for a in element_operands(fe, n):
         if a in fe.fused:
             operands.append((fused_body(fe, a, leaves), elem_type(fe.ty(a))))
         elif a.op is Opcode.CONST and isinstance(fe.ty(a), ScalarT):

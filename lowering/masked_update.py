@@ -38,7 +38,7 @@ def _same_ref(x: Node, y: Node) -> bool:
 
 
 def _plan_one(fe: "FunctionEmitter", s: Node, block: Block) -> MaskedUpdate | None:
-    from lowering.emit_values import is_elementwise
+    from lowering.emit_values import element_operands, is_elementwise
 
     base, idx, val = s.args
     bt, it = fe.ty(base), fe.ty(idx)
@@ -66,7 +66,7 @@ def _plan_one(fe: "FunctionEmitter", s: Node, block: Block) -> MaskedUpdate | No
         if key.startswith("operator.i") and key != "operator.invert" and n.args[0].op is not Opcode.GETITEM:
             return None  # an in-place op on anything but the fresh gathered temporary
         tree.add(n)
-        stack.extend(n.args)
+        stack.extend(element_operands(fe, n))
     if not reads:
         return None
     # nothing between the first read and the write may store or have effects
@@ -95,13 +95,13 @@ def plan_masked_updates(fe: "FunctionEmitter", block: Block, out: dict[Node, Mas
 
 def emit_masked_update(fe: "FunctionEmitter", plan: MaskedUpdate) -> None:
     """ep::mask_update(a, m, [&](auto x0, ...) { ... }, leaves...) with ep::Self{} standing for a[m]."""
-    from lowering.emit_values import elem_type, scalar_op
+    from lowering.emit_values import elem_type, element_operands, scalar_op
 
     leaves: list[str] = []
 
     def body(n: Node) -> str:
         operands = []
-        for a in n.args:
+        for a in element_operands(fe, n):
             if a in plan.reads:
                 leaves.append("ep::Self{}")
                 operands.append((f"x{len(leaves) - 1}", elem_type(fe.ty(a))))

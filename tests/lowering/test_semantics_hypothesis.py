@@ -254,3 +254,26 @@ def test_fused_sums_are_bit_identical_to_numpy(x, data) -> None:
             np.testing.assert_allclose(g, w, rtol=0, atol=4 * np.finfo(np.float64).eps * scale)
             continue
         np.testing.assert_array_equal(g, w)  # same pairwise order as NumPy: exact, NaN and -0.0 included
+
+
+U8_3 = np.ndarray[tuple[int, int, int], np.dtype[np.uint8]]
+
+
+def fused_casts(x: F64, img: U8_3):
+    wide = img.astype(np.int32)  # stride-3 channel views of the cast, as in rgb_to_grey
+    grey = (299 * wide[:, :, 0] + 587 * wide[:, :, 1] + 114 * wide[:, :, 2] + 500) // 1000
+    return (x.astype(np.int32) * 3, x.astype(np.float32) + np.float32(0.5), (x > 0).astype(np.uint8) + 1,
+            x.astype(bool), np.clip(grey, 0, 255).astype(np.uint8), (x * 2).astype(np.int16, casting="unsafe"))
+
+
+@SETTINGS
+@given(hnp.arrays(np.float64, st.integers(0, 200), elements=st.floats(-3e4, 3e4)),
+       st.tuples(st.integers(0, 9), st.integers(0, 9)), st.data())
+def test_astype_fused_into_element_wise_loops_casts_like_numpy(x, hw, data) -> None:
+    img = data.draw(hnp.arrays(np.uint8, (*hw, 3)))
+    want = fused_casts(x, img)
+    f = _compiled(fused_casts)
+    got = f(x, img)
+    assert_same_result(got, want, rtol=0)
+    # every astype above runs inside an element-wise loop: none is a separate pass
+    assert "ep::astype" not in f.cpp_source and "ep::elem_cast<int32_t>" in f.cpp_source
