@@ -5,6 +5,10 @@ element access needs no `i < 0 ? i + n : i` per index (which also blocks vectori
 Conservative: a value has a known lower bound only when it is a non-negative constant, a
 length or shape, a loop variable bound only by `for` over a range with a constant positive
 step and a bounded start, or +, *, // and % of such values (and `x - c` for constant c).
+
+`never_negative` answers the same question for float and int values alike (a square, a sum
+of squares, abs, an unsigned element): `math.sqrt(gx * gx + gy * gy)` then needs no domain
+check, which is what keeps a stencil loop vectorisable.
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ class LowerBounds:
     def __init__(self, spec: TypedFunction) -> None:
         self.spec = spec
         self.memo: dict[Node, int | None] = {}
+        self.sign_memo: dict[Node, bool] = {}
         self.var_lb: dict[str, int | None] = {}
         self._loop_vars()
 
@@ -37,6 +42,7 @@ class LowerBounds:
             elif n.op is Opcode.FOR:
                 for name in _names(n.target):
                     defs.setdefault(name, []).append(n)
+        self.defs = defs
         pending = {name: ds for name, ds in defs.items()
                    if all(d.op is Opcode.FOR and isinstance(d.target, str) for d in ds)}
         for name in pending:
@@ -101,3 +107,56 @@ class LowerBounds:
     def non_negative(self, n: Node) -> bool:
         lb = self.lower_bound(n)
         return lb is not None and lb >= 0
+
+    # ---- signs of any real scalar (not only integers) -------------------------------
+    def never_negative(self, n: Node) -> bool:
+        """n is >= 0 or NaN whenever it is evaluated (a NaN passes math.sqrt's check too)."""
+        if n in self.sign_memo:
+            return self.sign_memo[n]
+        self.sign_memo[n] = False  # cycles: unknown
+        ok = self._sign(n)
+        self.sign_memo[n] = ok
+        return ok
+
+    def _sign(self, n: Node) -> bool:
+        t = self.spec.types.get(n)
+        if not isinstance(t, ScalarT) or t.dtype.is_complex:
+            return False
+        if t.dtype.is_bool or (t.dtype.is_integer and t.dtype.np.kind == "u") or self.non_negative(n):
+            return True
+        if n.op is Opcode.CONST:
+            return isinstance(n.target, (int, float)) and n.target >= 0
+        if n.op is Opcode.LOAD:
+            ds = self.defs.get(n.target, [])
+            return bool(ds) and all(d.op is Opcode.STORE and self.never_negative(d.args[0]) for d in ds)
+        if n.op is not Opcode.CALL:
+            return False
+        key = self.spec.op_keys.get(n, n.target if isinstance(n.target, str) else "")
+        args = n.args
+        if key in ("operator.mul", "operator.imul") and len(args) == 2 and self._same_value(args[0], args[1]):
+            return True  # a square
+        if key in ("operator.add", "operator.iadd", "operator.mul", "operator.imul", "operator.truediv",
+                   "operator.itruediv", "builtins.max", "numpy.maximum") and len(args) == 2:
+            return all(self.never_negative(a) for a in args)
+        if key in ("builtins.abs", "math.fabs", "numpy.absolute", "math.sqrt", "math.exp", "numpy.exp",
+                   "builtins.len", "math.hypot"):
+            return True
+        if key in ("builtins.float", "builtins.int", "math.floor", "math.ceil", "math.trunc") and len(args) == 1:
+            return self.never_negative(args[0])
+        if key in ("operator.pow", "builtins.pow") and len(args) == 2:
+            e = args[1]
+            even = e.op is Opcode.CONST and isinstance(e.target, int) and not isinstance(e.target, bool) \
+                and e.target % 2 == 0
+            return even or self.never_negative(args[0])
+        return False
+
+    def _same_value(self, a: Node, b: Node) -> bool:
+        """a and b are one value: the same node, or loads of one variable with no store between."""
+        if a is b:
+            return True
+        if not (a.op is Opcode.LOAD and b.op is Opcode.LOAD and a.target == b.target and a.block is b.block):
+            return False
+        block = a.block
+        assert block is not None
+        i, j = sorted((block.nodes.index(a), block.nodes.index(b)))
+        return not any(m.op is Opcode.STORE and m.target == a.target or m.blocks for m in block.nodes[i:j])

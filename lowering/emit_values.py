@@ -345,7 +345,7 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
     site = LowerSite(
         key=key, node=n, args=[fe.value(a) for a in n.args], kwargs={k: fe.value(v) for k, v in n.kwargs.items()},
         arg_types=[fe.ty(a) for a in n.args], kw_types={k: fe.ty(v) for k, v in n.kwargs.items()},
-        result=fe.ty(n), ctype=ctype, site=f"{n.loc.filename}:{n.loc.lineno}",
+        result=fe.ty(n), ctype=ctype, site=f"{n.loc.filename}:{n.loc.lineno}", never_negative=fe.bounds.never_negative,
     )
     return fe.lower_call(op, site)
 

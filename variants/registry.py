@@ -133,6 +133,8 @@ class LowerSite:
     ctype: Callable[["Type"], str]
     site: str  # call-site id (file:line) for error messages
     path: str = "loops"  # the implementation path being lowered (a Variant's path)
+    # facts the emitter proved about operand nodes: never negative (or NaN), e.g. a sum of squares
+    never_negative: Callable[["Node"], bool] = lambda n: False
 
     @property
     def ns(self) -> str:

@@ -61,3 +61,39 @@ def test_stencil_indices_are_proven_non_negative() -> None:
     reads = [n for n in spec.fn.body.walk() if n.op is Opcode.GETITEM and n.args[1].op is Opcode.CALL
              and n.args[1].target == "ep.tuple"]
     assert reads and all(b.non_negative(i) for n in reads for i in n.args[1].args)
+
+
+U8 = np.ndarray[tuple[int, int], np.dtype[np.uint8]]
+
+
+def magnitudes(img: U8, x: V, s: float) -> tuple[float, float, float, float]:
+    import math
+
+    gx = int(img[0, 0]) - int(img[0, 1])
+    gy = float(img[1, 0]) - 0.5
+    d2 = gx * gx + gy * gy  # a sum of squares, through a variable
+    cube = abs(x[0]) ** 3 + x[1] ** 2
+    return math.sqrt(d2), math.sqrt(cube), math.sqrt(float(img[1, 1])), math.sqrt(s - 1.0)
+
+
+def test_sqrt_domain_check_dropped_only_where_the_argument_cannot_be_negative() -> None:
+    import math
+
+    img = np.array([[3, 250], [7, 9]], dtype=np.uint8)
+    x = np.array([-2.0, 3.0])
+    f = everypath.compile(magnitudes)
+    assert_same_result(magnitudes(img, x, 5.0), f(img, x, 5.0))
+    assert_same_result(magnitudes(img, np.array([np.nan, 1.0]), 1.0), f(img, np.array([np.nan, 1.0]), 1.0))
+    # the three provably non-negative arguments take a plain sqrt; s - 1.0 keeps Python's check
+    assert f.cpp_source.count("std::sqrt(double(") == 3 and f.cpp_source.count("ep::pymath::sqrt(") == 1
+    try:
+        magnitudes(img, x, 0.5)
+    except ValueError as e:
+        want = str(e)
+    try:
+        f(img, x, 0.5)
+    except ValueError as e:
+        assert str(e) == want == "math domain error"
+    else:
+        raise AssertionError("math.sqrt of a negative number must raise ValueError")
+    assert math.isnan(f(img, np.array([np.nan, 1.0]), 1.0)[1])

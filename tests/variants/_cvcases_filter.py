@@ -62,7 +62,7 @@ def boxes(p: CvProgram) -> None:
         for shape in SHAPES:
             a = image(shape, dt, 4)
             tag = _tag(dt, shape)
-            for ks in ((3, 3), (5, 5), (2, 3), (6, 5)):
+            for ks in ((3, 3), (5, 5), (2, 3), (6, 5), (1, 1)):  # (1, 1) is a copy
                 t = f"{tag}_{ks[0]}x{ks[1]}"
                 p.case(f"blur_{t}", "cv2.blur", a, ks, tol=FLOAT if np.dtype(dt).kind == "f" else Tol())
             p.case(f"box_{tag}_nonorm", "cv2.boxFilter", a, Const(-1), (3, 2), normalize=False,

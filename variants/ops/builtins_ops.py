@@ -290,6 +290,8 @@ def math_lower(ls: LowerSite) -> str:
     name = ls.key.split(".")[1]
     if name == "gcd":
         return f"ep::pymath::gcd({', '.join(f'int64_t({a})' for a in ls.args)})"
+    if name == "sqrt" and ls.never_negative(ls.node.args[0]):
+        return f"std::sqrt(double({ls.args[0]}))"  # no domain check to raise: the loop stays vectorisable
     return f"ep::pymath::{name}({', '.join(f'double({a})' for a in ls.args)})"
 
 

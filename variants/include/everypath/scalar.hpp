@@ -123,6 +123,23 @@ inline T power(T a, T b) {
       b >>= 1;
     }
     return r;
+  } else if constexpr (is_real_v<T>) {
+    // small integer exponents (x ** 2, d ** 3 in loops) without a libm call; each is
+    // correctly rounded like pow: one multiply for 2, a double-double product for 3
+    if (b == T(2)) return a * a;
+    if (b == T(1)) return a;
+    if (b == T(-1)) return T(1) / a;
+    if (b == T(3)) {
+      constexpr bool narrow = sizeof(T) == sizeof(float);
+      const T m = std::fabs(a);
+      // no overflow or underflow inside the error terms
+      if (m > (narrow ? T(0x1p-20f) : T(0x1p-300)) && m < (narrow ? T(0x1p40f) : T(0x1p300))) {
+        const T p = a * a, e = std::fma(a, a, -p);  // a*a = p + e exactly
+        const T hi = p * a, lo = std::fma(p, a, -hi) + e * a;
+        return hi + lo;
+      }
+    }
+    return std::pow(a, b);
   } else {
     return std::pow(a, b);
   }

@@ -75,7 +75,7 @@ Array<T, N> cv_box_filter(const Array<T, N>& src, cvk::Size2 ksize, cvk::Size2 a
   }
   const double scale = normalize ? 1. / double(area) : 1.;
   int ds = 1, dd = 0;  // uint8 <= 256 pixels: (s + dd) * ds >> 23
-  if (u8 && area <= 256 && normalize) {
+  if (u8 && area > 1 && area <= 256 && normalize) {  // area 1 is a copy: no rounding offset
     const int dv = cvk::cv_round(1. / scale);
     double scalef = double(1 << 23) / dv;
     ds = cvk::cv_floor(scalef);
@@ -96,7 +96,7 @@ Array<T, N> cv_box_filter(const Array<T, N>& src, cvk::Size2 ksize, cvk::Size2 a
       const S v = sum[i] + add[i];
       sum[i] = v - sub[i];
       if (!normalize) dp[i] = cvk::sat_any<T>(v);
-      else if (u8 && area <= 256) dp[i] = T(((int64_t(v) + dd) * ds) >> 23);
+      else if (u8 && area > 1 && area <= 256) dp[i] = T(((int64_t(v) + dd) * ds) >> 23);
       else if ((u8 || small_int) && int_sums && i < vec_end) dp[i] = cvk::sat<T>(float(v) * float(scale));
       else dp[i] = cvk::sat<T>(double(v) * scale);
     }
