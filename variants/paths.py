@@ -98,18 +98,27 @@ def _cuda() -> HostPath:
                        "host reference by tests/variants/test_cuda.py (bench/cuda_check.sh on a GPU machine)")
 
 
-def _apple(name: str, what: str) -> HostPath:
+def _apple(name: str, frameworks: tuple[str, ...], cxx: tuple[str, ...] = ()) -> HostPath:
+    what = " + ".join(f"{f}.framework" for f in frameworks)
     if platform.system() != "Darwin":
         return _no(name, f"needs macOS ({what}); this host is {platform.system()} (code is emitted under "
                          "#if defined(__APPLE__) and built by Apple targets)")
-    return HostPath(name, True, None, (f"-DEP_HAVE_{name.upper()}=1",), ("-framework", what.split(".")[0]))
+    link = tuple(flag for f in frameworks for flag in ("-framework", f))
+    return HostPath(name, True, None, (*cxx, f"-DEP_HAVE_{name.upper()}=1"), link)
+
+
+# the metal headers are Objective-C++ (ARC): `-x objective-c++` precedes the source file in build commands
+METAL_FRAMEWORKS = ("Metal", "Foundation", "MetalPerformanceShaders")
+METAL_CXX = ("-x", "objective-c++", "-fobjc-arc")
 
 
 @functools.lru_cache(maxsize=1)
 def host_paths() -> dict[str, HostPath]:
     paths = [HostPath("loops", True, None), _simd(), _threads(), _blas(), _opencv(), _cuda(),
-             _apple("accelerate", "Accelerate.framework"), _apple("vimage", "Accelerate.framework"),
-             _apple("metal", "Metal.framework")]
+             # the LAPACK interface Accelerate must expose before any header includes it (64-bit ints)
+             _apple("accelerate", ("Accelerate",), ("-DACCELERATE_NEW_LAPACK", "-DACCELERATE_LAPACK_ILP64")),
+             _apple("vimage", ("Accelerate",)),
+             _apple("metal", METAL_FRAMEWORKS, METAL_CXX)]
     return {p.name: p for p in paths}
 
 

@@ -86,6 +86,9 @@ PRODUCT_VARIANTS = (
             cost_hint="Apple Accelerate cblas (float/double)", min_work=1 << 10),
     Variant("cuda", "everypath/paths/cuda/gemm.cuh", Requirements(device="cuda"),
             cost_hint="tiled shared-memory GEMM on the GPU", min_work=1 << 16),
+    # Objective-C++ on macOS (paths/metal/runtime.hpp); copies to shared GPU buffers, so large products only
+    Variant("metal", "everypath/paths/metal/gemm.hpp", Requirements(os=("darwin",), device="metal"),
+            cost_hint="MPSMatrixMultiplication (float32: Metal has no double)", min_work=1 << 18),
 )
 _ACCELERATE_DTYPES = frozenset({DType.FLOAT32, DType.FLOAT64})
 _BLAS_DTYPES = frozenset({DType.FLOAT32, DType.FLOAT64, DType.COMPLEX64, DType.COMPLEX128})
@@ -102,7 +105,9 @@ def path_tag(ls: LowerSite, result: Type) -> str:
         raise PathNotApplicable("a 1-d dot stays on the vectorised loops")
     if ls.path == "accelerate" and (dt not in _ACCELERATE_DTYPES or isinstance(result, ScalarT)):
         raise PathNotApplicable(f"no Accelerate GEMM for {dt}")
-    if ls.path not in ("threads", "blas", "accelerate"):
+    if ls.path == "metal" and (dt is not DType.FLOAT32 or isinstance(result, ScalarT)):
+        raise PathNotApplicable(f"no Metal GEMM for {dt} (float32 only)")
+    if ls.path not in ("threads", "blas", "accelerate", "metal"):
         raise PathNotApplicable(f"products on the {ls.path} path are not lowered into host code")
     return f", ep::path::{ls.path}"
 

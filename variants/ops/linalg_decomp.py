@@ -8,7 +8,9 @@ for single matrices, float64 for integer input, float32 kept) and NumPy's own
 error for a wrong rank. Arguments that change the result's type (qr's mode,
 svd's compute_uv, cond's p) must be compile-time constants. Every operator
 has one C++ entry point ``ep::linalg_<name><R>(...)`` in
-variants/include/everypath/ops/decomp.hpp, R being NumPy's result_t.
+variants/include/everypath/ops/decomp.hpp, R being NumPy's result_t, and the
+same entry points on LAPACK in ``ep::blas`` (OpenBLAS) and ``ep::accelerate``
+(Apple) from variants/include/everypath/paths/{blas,accelerate}/lapack.hpp.
 """
 from __future__ import annotations
 
@@ -19,9 +21,41 @@ import numpy as np
 from lowering.types import ArrayT, DType, ListT, TupleT, Type
 from variants.ops.reductions import Bound, array_expr, array_operand
 from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from variants.registry import (Family, LowerSite, Operator, PathNotApplicable, Registry, Requirements, Site,
+                               TypingError, Variant)
 
 HEADER = Variant("loops", "everypath/ops/decomp.hpp")
+# Default policy: LAPACK from this many elements of the largest operand on, the loops
+# below. Measured with `everypath ops bench numpy.linalg.<op>` (2-core x86-64, OpenBLAS
+# 0.3): the O(n^3) LU/Cholesky loops keep up with getrf/potrf to about 90 x 90, the
+# Householder QR to 32 x 32, the Jacobi SVD / eigensolvers only to about 16 x 16.
+LU_MIN_WORK = 1 << 13
+QR_MIN_WORK = 1 << 10
+SPECTRAL_MIN_WORK = 1 << 8
+
+
+def lapack_variants(min_work: int) -> tuple[Variant, ...]:
+    """loops, then LAPACK of OpenBLAS (blas) and of Apple Accelerate from min_work on."""
+    return (
+        HEADER,
+        Variant("blas", "everypath/paths/blas/lapack.hpp", Requirements(libraries=("openblas",)),
+                cost_hint="LAPACK of OpenBLAS (getrf/gesv, potrf, geqrf, gesdd, syevd, geev, gelsd)",
+                min_work=min_work),
+        Variant("accelerate", "everypath/paths/accelerate/lapack.hpp", Requirements(os=("darwin",)),
+                cost_hint="Apple Accelerate LAPACK (new ILP64 interface)", min_work=min_work),
+    )
+
+
+LAPACK_VARIANTS = lapack_variants(SPECTRAL_MIN_WORK)
+
+
+def fn(ls: LowerSite, name: str) -> str:
+    """The C++ function of operator `name` on ls.path (the same signature on every path)."""
+    if ls.path not in ("loops", "blas", "accelerate"):
+        raise PathNotApplicable(f"numpy.linalg has no {ls.path} path")
+    return f"{ls.ns}::linalg_{name}"
+
+
 _STANDIN: dict[str, Any] = {}  # parameter name -> value NumPy is probed with when it is a run-time value
 
 
@@ -96,7 +130,7 @@ def _unary(name: str, params: tuple[str, ...] = ("a",)) -> tuple[Callable[[Site]
 
     def lower(ls: LowerSite) -> str:
         c = Call(ls, params, ("a",), fname)
-        return f"ep::linalg_{name}<{c.dtype().cpp}>({c.expr('a')})"
+        return f"{fn(ls, name)}<{c.dtype().cpp}>({c.expr('a')})"
 
     return infer, lower
 
@@ -110,7 +144,7 @@ def _solve_infer(site: Site) -> Type:
 
 def _solve_lower(ls: LowerSite) -> str:
     c = Call(ls, _SOLVE, _SOLVE, "np.linalg.solve")
-    return f"ep::linalg_solve<{c.dtype().cpp}>({c.expr('a')}, {c.expr('b')})"
+    return f"{fn(ls, 'solve')}<{c.dtype().cpp}>({c.expr('a')}, {c.expr('b')})"
 
 
 _CHOL = ("a", "upper")
@@ -123,7 +157,7 @@ def _chol_infer(site: Site) -> Type:
 def _chol_lower(ls: LowerSite) -> str:
     c = Call(ls, _CHOL, ("a",), "np.linalg.cholesky")
     upper = c.expr("upper") if c.b.has("upper") else "false"
-    return f"ep::linalg_cholesky<{c.dtype().cpp}>({c.expr('a')}, {upper})"
+    return f"{fn(ls, 'cholesky')}<{c.dtype().cpp}>({c.expr('a')}, {upper})"
 
 
 _QR = ("a", "mode")
@@ -148,8 +182,8 @@ def _qr_lower(ls: LowerSite) -> str:
     R = c.dtype().cpp
     mode = _qr_mode(c)
     if mode == "r":
-        return f"ep::linalg_qr_r<{R}>({c.expr('a')})"
-    return f"ep::linalg_qr<{R}>({c.expr('a')}, {'true' if mode == 'complete' else 'false'})"
+        return f"{fn(ls, 'qr_r')}<{R}>({c.expr('a')})"
+    return f"{fn(ls, 'qr')}<{R}>({c.expr('a')}, {'true' if mode == 'complete' else 'false'})"
 
 
 _SVD = ("a", "full_matrices", "compute_uv", "hermitian")
@@ -170,9 +204,9 @@ def _svd_lower(ls: LowerSite) -> str:
     c = _svd_call(ls)
     R = c.dtype().cpp
     if not c.b.const("compute_uv", True):
-        return f"ep::linalg_svdvals<{R}>({c.expr('a')})"
+        return f"{fn(ls, 'svdvals')}<{R}>({c.expr('a')})"
     full = c.expr("full_matrices") if c.b.has("full_matrices") else "true"
-    return f"ep::linalg_svd<{R}>({c.expr('a')}, {full})"
+    return f"{fn(ls, 'svd')}<{R}>({c.expr('a')}, {full})"
 
 
 _EIGH = ("a", "UPLO")
@@ -187,7 +221,7 @@ def _eigh(name: str) -> tuple[Callable[[Site], Type], Callable[[LowerSite], str]
     def lower(ls: LowerSite) -> str:
         c = Call(ls, _EIGH, ("a",), f"np.linalg.{name}")
         uplo = f"std::string({c.expr('UPLO')})" if c.b.has("UPLO") else 'std::string("L")'
-        return f"ep::linalg_{name}<{c.dtype().cpp}>({c.expr('a')}, {uplo})"
+        return f"{fn(ls, name)}<{c.dtype().cpp}>({c.expr('a')}, {uplo})"
 
     return infer, lower
 
@@ -212,23 +246,23 @@ def _eig(name: str) -> tuple[Callable[[Site], Type], Callable[[LowerSite], str]]
 
     def lower(ls: LowerSite) -> str:
         c = Call(ls, ("a",), ("a",), f"np.linalg.{name}")
-        return f"ep::linalg_{name}<{_complex_of(c.dtype()).cpp}>({c.expr('a')})"
+        return f"{fn(ls, name)}<{_complex_of(c.dtype()).cpp}>({c.expr('a')})"
 
     return infer, lower
 
 
 def declare(reg: Registry) -> None:
-    L = Family.LINALG
+    L, LU, V = Family.LINALG, lapack_variants(LU_MIN_WORK), LAPACK_VARIANTS
     for name in ("det", "slogdet", "inv"):
-        reg.add(Operator(f"numpy.linalg.{name}", L, getattr(np.linalg, name), *_unary(name), variants=(HEADER,)))
-    reg.add(Operator("numpy.linalg.solve", L, np.linalg.solve, _solve_infer, _solve_lower, variants=(HEADER,)))
-    reg.add(Operator("numpy.linalg.cholesky", L, np.linalg.cholesky, _chol_infer, _chol_lower, variants=(HEADER,)))
-    reg.add(Operator("numpy.linalg.qr", L, np.linalg.qr, _qr_infer, _qr_lower, variants=(HEADER,)))
-    reg.add(Operator("numpy.linalg.svd", L, np.linalg.svd, _svd_infer, _svd_lower, variants=(HEADER,)))
+        reg.add(Operator(f"numpy.linalg.{name}", L, getattr(np.linalg, name), *_unary(name), variants=LU))
+    reg.add(Operator("numpy.linalg.solve", L, np.linalg.solve, _solve_infer, _solve_lower, variants=LU))
+    reg.add(Operator("numpy.linalg.cholesky", L, np.linalg.cholesky, _chol_infer, _chol_lower, variants=LU))
+    reg.add(Operator("numpy.linalg.qr", L, np.linalg.qr, _qr_infer, _qr_lower, variants=lapack_variants(QR_MIN_WORK)))
+    reg.add(Operator("numpy.linalg.svd", L, np.linalg.svd, _svd_infer, _svd_lower, variants=V))
     for name in ("eigh", "eigvalsh"):
-        reg.add(Operator(f"numpy.linalg.{name}", L, getattr(np.linalg, name), *_eigh(name), variants=(HEADER,)))
+        reg.add(Operator(f"numpy.linalg.{name}", L, getattr(np.linalg, name), *_eigh(name), variants=V))
     for name in ("eig", "eigvals"):
-        reg.add(Operator(f"numpy.linalg.{name}", L, getattr(np.linalg, name), *_eig(name), variants=(HEADER,)))
+        reg.add(Operator(f"numpy.linalg.{name}", L, getattr(np.linalg, name), *_eig(name), variants=V))
 
 
-__all__ = ["declare", "Call", "sample", "result_t", "real_of", "HEADER"]
+__all__ = ["declare", "Call", "sample", "result_t", "real_of", "fn", "lapack_variants", "HEADER", "LAPACK_VARIANTS"]

@@ -1,7 +1,8 @@
 """numpy.linalg least squares and friends: lstsq, pinv, matrix_rank, cond,
 matrix_power and multi_dot (typing by probing NumPy, as in linalg_decomp).
 
-C++: variants/include/everypath/ops/decomp/solvers.hpp (through decomp.hpp).
+C++: variants/include/everypath/ops/decomp/solvers.hpp (through decomp.hpp); lstsq,
+pinv and matrix_rank also on LAPACK (LAPACK_VARIANTS, paths/blas/lapack_solve.hpp).
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import math
 import numpy as np
 
 from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.linalg_decomp import HEADER, Call, real_of
+from variants.ops.linalg_decomp import HEADER, LAPACK_VARIANTS, Call, fn, real_of
 from variants.ops.reductions import Bound
 from variants.probe import call_probe
 from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
@@ -25,7 +26,7 @@ def _lstsq_infer(site: Site) -> Type:
 def _lstsq_lower(ls: LowerSite) -> str:
     c = Call(ls, _LSTSQ, ("a", "b"), "np.linalg.lstsq")
     rc = f"double({c.expr('rcond')}), false" if _given(c, "rcond") else "0.0, true"
-    return f"ep::linalg_lstsq<{c.dtype().cpp}>({c.expr('a')}, {c.expr('b')}, {rc})"
+    return f"{fn(ls, 'lstsq')}<{c.dtype().cpp}>({c.expr('a')}, {c.expr('b')}, {rc})"
 
 
 _PINV = ("a", "rcond", "hermitian", "rtol")
@@ -56,7 +57,7 @@ def _pinv_lower(ls: LowerSite) -> str:
         args = f"0.0, {float(np.finfo(c.arrays['a'].dtype.np).eps)!r}"
     else:
         args = "1e-15, 0.0"
-    return f"ep::linalg_pinv<{c.dtype().cpp}>({c.expr('a')}, {args})"
+    return f"{fn(ls, 'pinv')}<{c.dtype().cpp}>({c.expr('a')}, {args})"
 
 
 _RANK = ("A", "tol", "hermitian", "rtol")
@@ -79,7 +80,7 @@ def _rank_lower(ls: LowerSite) -> str:
     c = _rank_call(ls)
     tol = f"double({c.expr('tol')}), false" if _given(c, "tol") else "0.0, true"
     RR = real_of(c.dtype()).cpp
-    return f"ep::linalg_matrix_rank<{RR}>({c.expr('A')}, {tol})"
+    return f"{fn(ls, 'matrix_rank')}<{RR}>({c.expr('A')}, {tol})"
 
 
 _POWER = ("a", "n")
@@ -157,10 +158,10 @@ def _multi_lower(ls: LowerSite) -> str:
 
 def declare(reg: Registry) -> None:
     L = Family.LINALG
-    reg.add(Operator("numpy.linalg.lstsq", L, np.linalg.lstsq, _lstsq_infer, _lstsq_lower, variants=(HEADER,)))
-    reg.add(Operator("numpy.linalg.pinv", L, np.linalg.pinv, _pinv_infer, _pinv_lower, variants=(HEADER,)))
+    reg.add(Operator("numpy.linalg.lstsq", L, np.linalg.lstsq, _lstsq_infer, _lstsq_lower, variants=LAPACK_VARIANTS))
+    reg.add(Operator("numpy.linalg.pinv", L, np.linalg.pinv, _pinv_infer, _pinv_lower, variants=LAPACK_VARIANTS))
     reg.add(Operator("numpy.linalg.matrix_rank", L, np.linalg.matrix_rank, _rank_infer, _rank_lower,
-                     variants=(HEADER,)))
+                     variants=LAPACK_VARIANTS))
     reg.add(Operator("numpy.linalg.matrix_power", L, np.linalg.matrix_power, _power_infer, _power_lower,
                      variants=(HEADER,)))
     reg.add(Operator("numpy.linalg.cond", L, np.linalg.cond, _cond_infer, _cond_lower, variants=(HEADER,)))

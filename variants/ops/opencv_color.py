@@ -9,9 +9,14 @@ from __future__ import annotations
 
 from lowering.types import ArrayT, DType, Type
 from variants.ops.opencv_ops import F32, U8, U16, Args, declare_cv
+from variants.ops import opencv_vimage as vi
+from variants.ops.opencv_simd import simd_guard, simd_variant
 from variants.registry import LowerSite, Registry, Site
 
 HEADER = "everypath/ops/imgproc_color.hpp"
+# the codes the simd path converts (the others: loops); uint8 only: for float32 images the
+# loops path is as fast (measured with `everypath ops bench cv2.cvtColor --dtype float32`)
+SIMD_KINDS = ("swap", "gray", "from_gray")
 RGB = (U8, U16, F32)
 HSV = (U8, F32)
 # code -> (what, dtypes); what: "swap" (3/4 channels in), "gray" (to gray), "from_gray", "to" (3/4 in), "from" (3 in)
@@ -56,7 +61,9 @@ def _lower(ls: LowerSite) -> str:
 
 
 def declare(reg: Registry) -> None:
-    declare_cv(reg, "cvtColor", _infer, _lower, HEADER)
+    declare_cv(reg, "cvtColor", _infer, simd_guard(_lower, src=(U8,), ok=lambda ls: CODES[_parse(ls)[1]][0] in SIMD_KINDS),
+               HEADER, extra=(simd_variant("cvtColor", "everypath/paths/simd/imgproc.hpp"),))
+    vi.add_vimage(reg, {"cvtColor": lambda ls: vi.gray(_parse(ls)[2], _parse(ls)[1])})
 
 
 __all__ = ["CODES", "declare"]

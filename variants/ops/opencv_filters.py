@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from lowering.types import ArrayT, DType, NoneT, ScalarT
 from variants.ops.opencv_ops import FILTER, F32, F64, S16, U8, U16, Args, ddepth_dtype, declare_cv
+from variants.ops.opencv_simd import simd_guard, simd_variant
+from variants.ops import opencv_vimage as vi
 from variants.registry import LowerSite, Registry, Site
 
 LINEAR_HPP = "everypath/ops/imgproc_filter.hpp"
 MORPH_HPP = "everypath/ops/imgproc_morph.hpp"
+SIMD_FILTER_HPP = "everypath/paths/simd/imgproc_filter.hpp"
+SIMD_BOX_HPP = "everypath/paths/simd/imgproc_box.hpp"
+SIMD_MORPH_HPP = "everypath/paths/simd/imgproc_morph.hpp"
 ANY_OUT = (U8, U16, S16, F32, F64)
 # filter2D (and Laplacian with ksize 1 or 3): source dtype -> result dtypes OpenCV accepts
 FILTER2D = {U8: ANY_OUT, U16: (U16, F32, F64), S16: (S16, F32, F64), F32: (F32,), F64: (F64,)}
@@ -174,18 +179,36 @@ def _canny_lower(ls: LowerSite) -> str:
 
 
 def declare(reg: Registry) -> None:
-    declare_cv(reg, "GaussianBlur", lambda s: _gauss(s)[1], _gauss_lower, LINEAR_HPP)
-    declare_cv(reg, "blur", lambda s: _box(s)[1], _box_lower, LINEAR_HPP)
-    declare_cv(reg, "boxFilter", lambda s: _box(s)[1], _box_lower, LINEAR_HPP)
+    declare_cv(reg, "GaussianBlur", lambda s: _gauss(s)[1], simd_guard(_gauss_lower), LINEAR_HPP,
+               extra=(simd_variant("GaussianBlur", SIMD_FILTER_HPP),))
+    declare_cv(reg, "blur", lambda s: _box(s)[1], simd_guard(_box_lower), LINEAR_HPP,
+               extra=(simd_variant("blur", SIMD_BOX_HPP),))
+    declare_cv(reg, "boxFilter", lambda s: _box(s)[1], simd_guard(_box_lower), LINEAR_HPP,
+               extra=(simd_variant("blur", SIMD_BOX_HPP),))
     declare_cv(reg, "filter2D", lambda s: ArrayT(_f2d(s)[2], _f2d(s)[1].ndim), _f2d_lower, LINEAR_HPP)
     for name in ("Sobel", "Scharr", "Laplacian"):
-        declare_cv(reg, name, lambda s: ArrayT(_deriv(s)[2], _deriv(s)[1].ndim), _deriv_lower, LINEAR_HPP)
+        simd = (simd_variant(name, SIMD_FILTER_HPP),) if name == "Sobel" else ()
+        declare_cv(reg, name, lambda s: ArrayT(_deriv(s)[2], _deriv(s)[1].ndim),
+                   simd_guard(_deriv_lower, dst=(U8, S16, F32)) if simd else _deriv_lower, LINEAR_HPP, extra=simd)
     declare_cv(reg, "medianBlur", lambda s: _median(s)[1],
                lambda ls: f"{ls.ns}::cv_median_blur({_median(ls)[0].expr('src')}, {_median(ls)[0].integer('ksize')})",
                MORPH_HPP)
     for name in ("erode", "dilate", "morphologyEx"):
-        declare_cv(reg, name, lambda s: _morph(s)[1], _morph_lower, MORPH_HPP)
+        simd = (simd_variant("erode", SIMD_MORPH_HPP),) if name != "morphologyEx" else ()
+        declare_cv(reg, name, lambda s: _morph(s)[1], simd_guard(_morph_lower) if simd else _morph_lower, MORPH_HPP,
+                   extra=simd)
     declare_cv(reg, "Canny", lambda s: (_canny(s), ArrayT(U8, 2))[1], _canny_lower, MORPH_HPP)
+
+    vi.add_vimage(reg, {
+        "GaussianBlur": lambda ls: vi.conv(*_gauss(ls)[1:3]),
+        "blur": lambda ls: vi.conv(*_box(ls)[1:3]),
+        "boxFilter": lambda ls: vi.conv(*_box(ls)[1:3]),
+        "filter2D": lambda ls: vi.conv(_f2d(ls)[1], _f2d(ls)[3], (F32,)),  # float32 in, float32 out (typing)
+        "erode": lambda ls: vi.morph(_morph(ls)[1], _morph(ls)[0].border("borderType", 0),
+                                     _morph(ls)[0].given("borderValue")),
+        "dilate": lambda ls: vi.morph(_morph(ls)[1], _morph(ls)[0].border("borderType", 0),
+                                      _morph(ls)[0].given("borderValue")),
+    })
 
 
 __all__ = ["declare"]

@@ -256,22 +256,32 @@ def _accum_dtype(a: ArrayT, dt: DType | None) -> DType:
     return a.dtype
 
 
-# full reductions on each path (axis reductions, arg*, std/var, any/all: loops only)
+# full reductions on each path; axis reductions (and keepdims) on loops, simd and threads (_AXIS_KERNELS)
 REDUCTION_VARIANTS = (
     Variant("loops", "everypath/everypath.hpp", cost_hint="NumPy's pairwise order, bit-identical"),
-    Variant("simd", "everypath/paths/simd/reduce.hpp", cost_hint="xsimd blocks, pairwise block sums",
+    Variant("simd", "everypath/paths/simd/reduce_axis.hpp", cost_hint="xsimd blocks, pairwise block sums",
             min_work=1 << 16),
     # on a loaded 2-core machine a descheduled team member costs milliseconds (measured)
-    Variant("threads", "everypath/paths/threads/reduce.hpp", cost_hint="one slab per core", min_work=1 << 22),
+    Variant("threads", "everypath/paths/threads/reduce_axis.hpp", cost_hint="one slab per core", min_work=1 << 22),
     Variant("accelerate", "everypath/paths/accelerate/reduce.hpp", Requirements(os=("darwin",)),
             cost_hint="vDSP sum/max/min", min_work=1 << 12),
     Variant("cuda", "everypath/paths/cuda/reduce.cuh", Requirements(device="cuda"),
             cost_hint="block tree sums on the GPU", min_work=1 << 20),
+    Variant("metal", "everypath/paths/metal/reduce.hpp", Requirements(os=("darwin",), device="metal"),
+            cost_hint="threadgroup tree sum/max/min on the GPU (float32)", min_work=1 << 20),
 )
 _PATH_KERNELS = {
     "threads": frozenset({"sum", "nansum", "prod", "max", "min", "nanmax", "nanmin", "mean"}),
     "simd": frozenset({"sum", "max", "min", "mean"}),
     "accelerate": frozenset({"sum", "max", "min", "mean"}),
+    "metal": frozenset({"sum", "max", "min", "mean"}),
+}
+
+# axis reductions (and keepdims): paths/threads/reduce_axis.hpp; simd: float rows of the
+# last axis only (paths/simd/reduce_axis.hpp: over axis 0 the loops kernel is as fast)
+_AXIS_KERNELS = {
+    "threads": frozenset({"sum", "nansum", "prod", "max", "min", "nanmax", "nanmin", "mean", "any", "all"}),
+    "simd": frozenset({"sum", "max", "min", "mean"}),
 }
 
 
@@ -282,6 +292,8 @@ def _check_path(ls: LowerSite, kname: str, src: DType, res: DType) -> None:
         raise PathNotApplicable(f"no {ls.path} kernel for {kname}")
     if ls.path in ("simd", "accelerate") and not (src is res and src.is_float):
         raise PathNotApplicable("the simd reductions cover float arrays reduced in their own dtype")
+    if ls.path == "metal" and not (src is res is DType.FLOAT32):
+        raise PathNotApplicable("the metal reductions cover float32 arrays reduced as float32 (Metal has no double)")
 
 
 def _make_lower(name: str) -> Callable[[LowerSite], str]:
@@ -296,12 +308,12 @@ def _make_lower(name: str) -> Callable[[LowerSite], str]:
         if axis is not None and len(axis) == a.ndim and not keep:
             axis = None  # every axis reduced: the scalar form
         if name in _ARG:
-            if ls.path != "loops":
-                raise PathNotApplicable("argmax/argmin run on the loops path")
+            if ls.path != "loops" and (axis is None or ls.path != "threads"):
+                raise PathNotApplicable("argmax/argmin without axis run on the loops path")
             if axis is None:
                 e = f"ep::{name}_all({x})"
                 return f"ep::keep_all_dims<{a.ndim}>({e})" if keep else e
-            return f"ep::{name}_axis<{axis[0]}, {'true' if keep else 'false'}>({x})"
+            return f"{ls.ns}::{name}_axis<{axis[0]}, {'true' if keep else 'false'}>({x})"
         kname = cpp
         if name == "nanmean" and not (a.dtype.is_float or a.dtype.is_complex):
             kname = "mean"
@@ -318,10 +330,12 @@ def _make_lower(name: str) -> Callable[[LowerSite], str]:
         if axis is None and not keep:
             _check_path(ls, kname, a.dtype, res.dtype)  # type: ignore[union-attr]
             return f"{ls.ns}::{kname}_all<{tmpl}>({x}{extra})"
-        if ls.path != "loops":
-            raise PathNotApplicable("axis reductions run on the loops path")
         mask = full_mask if axis is None else mask_of(axis)
-        return f"ep::{kname}_axes<{tmpl}, {mask}u, {'true' if keep else 'false'}>({x}{extra})"
+        if ls.path != "loops" and kname not in _AXIS_KERNELS.get(ls.path, ()):
+            raise PathNotApplicable(f"no {ls.path} kernel for {kname} over an axis")
+        if ls.path == "simd" and not (mask == 1 << (a.ndim - 1) and a.dtype is res.dtype and a.dtype.is_float):  # type: ignore[union-attr]
+            raise PathNotApplicable("simd axis reductions cover float rows of the last axis in their own dtype")
+        return f"{ls.ns}::{kname}_axes<{tmpl}, {mask}u, {'true' if keep else 'false'}>({x}{extra})"
 
     return lower
 

@@ -1,240 +1,75 @@
 // Sorting: np.sort / ndarray.sort, argsort, partition / argpartition, lexsort
-// and sort_complex, plus the order they share with searching and set
-// operations (search.hpp, setops.hpp). NumPy's order puts NaN last; complex
-// numbers sort lexicographically with R+Rj < R+nanj < nan+Rj < nan+nanj.
+// (sort_lex.hpp) and sort_complex, on NumPy's order and the per-lane kernels of
+// sort_order.hpp, which searching and set operations share (search.hpp, setops.hpp).
 //
-// Speed: floats have their NaNs moved to the end first, so the main sort is a
-// plain `<` std::sort; 1-byte types are counting-sorted; argsort sorts
-// (key, index) pairs with the index as tie-break, which is both faster than an
-// indirect sort (no scattered loads) and stable, so kind='stable' is free.
+// Speed: an array of many short lanes (up to net_max elements) is sorted by a
+// vectorised sorting network, a block of lanes at a time (sort_net.hpp): this
+// also serves partition / argpartition (a sorted lane is a valid partition) and
+// argsort (keys with the index as tie-break: the stable order). A single lane,
+// and lanes longer than net_max, take the per-lane kernels (radix sort from
+// radix_min elements for 2-8 byte types, counting sort for 1-byte types).
 #pragma once
 
 #include <algorithm>
-#include <cmath>
-#include <complex>
-#include <cstring>
-#include <numeric>
+#include <memory>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "../array.hpp"
 #include "creation.hpp"
-#include "sort_radix.hpp"
+#include "sort_net.hpp"
+#include "sort_order.hpp"
 
 namespace ep {
 namespace ord {
-
+// whether blocks of W lanes pay off for `count` lanes of n elements (a block costs about
+// as much as W / 4 lanes sorted one by one when short lanes mispredict every branch)
 template <class T>
-inline bool isnan_(const T& x) {
-  if constexpr (std::is_floating_point_v<T>) return x != x;
-  else if constexpr (is_complex_v<T>) return x.real() != x.real() || x.imag() != x.imag();
-  else return false;
+inline bool use_net(index_t n, index_t count) {
+  return n >= 8 && n <= net_max && count * 4 >= net_width<T>;
 }
 
-// a < b in NumPy's sort order (npysort's LT)
-template <class T>
-inline bool lt(const T& a, const T& b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return a < b || (b != b && a == a);
-  } else if constexpr (is_complex_v<T>) {
-    const auto ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
-    if (ar < br) return ai == ai || bi != bi;
-    if (ar > br) return bi != bi && ai == ai;
-    if (ar == br || (ar != ar && br != br)) return ai < bi || (bi != bi && ai == ai);
-    return br != br;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return !a && b;
-  } else {
-    return a < b;
-  }
+// partition: nth_element wins over a full network sort from about 64 elements (measured)
+inline constexpr index_t net_part_max = 32;
+
+template <int Axis, class T, int N>
+std::vector<index_t> lane_offsets(const Array<T, N>& a) {
+  std::vector<index_t> off;
+  off.reserve(static_cast<size_t>(a.shape[Axis] ? a.size() / a.shape[Axis] : 0));
+  for_each_lane<Axis>(a, [&](index_t o) { off.push_back(o); });
+  return off;
 }
 
-template <class T>
-struct Less {
-  bool operator()(const T& a, const T& b) const { return lt(a, b); }
-};
-
-// ---- value sort of a contiguous buffer -----------------------------------------
-template <class T>
-void counting_sort(T* p, index_t n) {
-  using U = std::make_unsigned_t<std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>>;
-  constexpr int B = 1 << (8 * sizeof(T));
-  std::vector<index_t> count(B, 0);
-  for (index_t i = 0; i < n; ++i) ++count[static_cast<U>(p[i])];
-  // signed types: negative values (high bit set) come first
-  const int start = std::is_signed_v<T> ? B / 2 : 0;
-  index_t j = 0;
-  for (int b = 0; b < B; ++b) {
-    const int v = (start + b) % B;
-    const T x = static_cast<T>(static_cast<U>(v));
-    for (index_t c = count[v]; c > 0; --c) p[j++] = x;
-  }
+// All lanes of a along Axis sorted by networks (unstable for floats: -0.0 / 0.0 in any order).
+template <int Axis, class T, int N>
+void net_sort_all(const Array<T, N>& a) {
+  const index_t n = a.shape[Axis];
+  const std::vector<index_t> off = lane_offsets<Axis>(a);
+  std::unique_ptr<T[]> x(new T[static_cast<size_t>(n * net_width<T>)]);
+  net_sort_lanes(a.data, off.data(), static_cast<index_t>(off.size()), n, a.strides[Axis], net_pairs(n), x.get());
 }
 
-// Moves NaNs to the end (Stable: keeping the order of the others); returns the count of non-NaNs.
-template <bool Stable = false, class T>
-index_t nan_to_end(T* p, index_t n) {
-  auto good = [](const T& x) { return !isnan_(x); };
-  if constexpr (Stable) return std::stable_partition(p, p + n, good) - p;
-  else return std::partition(p, p + n, good) - p;
+// Stable argsort of every lane of a along Axis into out, by networks.
+template <int Axis, class T, int N>
+void net_argsort_all(const Array<T, N>& a, const Array<int64_t, N>& out) {
+  const index_t n = a.shape[Axis];
+  std::vector<index_t> ia, io;
+  for_each_lane2<Axis>(a, out, [&](index_t x, index_t y) { ia.push_back(x), io.push_back(y); });
+  net_argsort_lanes(a.data, ia.data(), a.strides[Axis], out.data, io.data(), out.strides[Axis],
+                    static_cast<index_t>(ia.size()), n, net_pairs(n));
 }
-
-template <bool Stable, class T>
-void sort_buf(T* p, index_t n) {
-  if (n < 2) return;
-  if constexpr (sizeof(T) == 1) {
-    if (n >= 64) {
-      counting_sort(p, n);
-      return;
-    }
-    std::sort(p, p + n);
-  } else if constexpr (std::is_floating_point_v<T>) {
-    index_t good = n;
-    for (index_t i = 0; i < n; ++i)
-      if (p[i] != p[i]) {
-        good = nan_to_end<Stable>(p, n);
-        break;
-      }
-    if (good >= radix_min) radix_sort_values(p, good);  // stable
-    else if constexpr (Stable) std::stable_sort(p, p + good);  // keeps -0.0 / 0.0 in input order
-    else std::sort(p, p + good);
-  } else if constexpr (is_complex_v<T>) {
-    if constexpr (Stable) std::stable_sort(p, p + n, Less<T>{});
-    else std::sort(p, p + n, Less<T>{});
-  } else if (n >= radix_min) {
-    radix_sort_values(p, n);
-  } else {
-    std::sort(p, p + n);  // integers: equal values are indistinguishable
-  }
-}
-
-// ---- argsort: (key, index) pairs ------------------------------------------------
-template <class T>
-struct KI {
-  T k;
-  int64_t i;
-};
-
-template <class T>
-struct KILess {
-  bool operator()(const KI<T>& a, const KI<T>& b) const {
-    if constexpr (std::is_floating_point_v<T> || std::is_integral_v<T>) {
-      return a.k < b.k || (a.k == b.k && a.i < b.i);  // callers moved NaNs out
-    } else {
-      return lt(a.k, b.k) || (!lt(b.k, a.k) && a.i < b.i);
-    }
-  }
-};
-
-// Fills buf with the lane's (key, index) pairs, NaNs (in index order) at the end;
-// returns the number of non-NaN pairs.
-template <class T>
-index_t load_pairs(const T* p, index_t s, index_t n, std::vector<KI<T>>& buf) {
-  buf.resize(static_cast<size_t>(n));
-  if constexpr (std::is_floating_point_v<T>) {
-    index_t j = 0, nans = 0;
-    for (index_t i = 0; i < n; ++i) {
-      const T x = p[i * s];
-      if (x == x) buf[j++] = {x, i};
-      else ++nans;
-    }
-    if (nans) {
-      index_t q = j;
-      for (index_t i = 0; i < n; ++i)
-        if (p[i * s] != p[i * s]) buf[q++] = {p[i * s], i};
-    }
-    return j;
-  } else {
-    for (index_t i = 0; i < n; ++i) buf[i] = {p[i * s], i};
-    return n;
-  }
-}
-
-template <class T>
-void argsort_lane(const T* p, index_t s, index_t n, int64_t* out, index_t os, std::vector<KI<T>>& buf) {
-  if constexpr (radixable_v<T>) {
-    if (n >= radix_min && n < (index_t(1) << 32)) {
-      radix_argsort(p, s, n, out, os);
-      return;
-    }
-  }
-  const index_t good = load_pairs(p, s, n, buf);
-  std::sort(buf.begin(), buf.begin() + good, KILess<T>{});
-  for (index_t j = 0; j < n; ++j) out[j * os] = buf[j].i;
-}
-
-// ---- lanes ------------------------------------------------------------------------
-// f(offset of a lane's first element) for every 1-d lane of a along Axis.
-template <int Axis, class T, int N, class F>
-void for_each_lane(const Array<T, N>& a, F&& f) {
-  static_assert(0 <= Axis && Axis < N, "axis out of range");
-  Array<T, N - 1> outer;
-  outer.data = a.data;
-  for (int k = 0, j = 0; k < N; ++k)
-    if (k != Axis) {
-      outer.shape[j] = a.shape[k];
-      outer.strides[j] = a.strides[k];
-      ++j;
-    }
-  if (a.size() == 0) return;
-  for_each_offset(outer, f);
-}
-
-// Two arrays of one shape walked lane by lane together: f(offset in a, offset in b).
-template <int Axis, class T, int N, class U, class F>
-void for_each_lane2(const Array<T, N>& a, const Array<U, N>& b, F&& f) {
-  std::array<index_t, N - 1> shape{}, sa{}, sb{};
-  for (int k = 0, j = 0; k < N; ++k)
-    if (k != Axis) shape[j] = a.shape[k], sa[j] = a.strides[k], sb[j] = b.strides[k], ++j;
-  if (a.size() == 0) return;
-  std::array<index_t, N - 1> idx{};
-  while (true) {
-    index_t oa = 0, ob = 0;
-    for (int k = 0; k < N - 1; ++k) oa += idx[k] * sa[k], ob += idx[k] * sb[k];
-    f(oa, ob);
-    int k = N - 2;
-    for (; k >= 0; --k) {
-      if (++idx[k] < shape[k]) break;
-      idx[k] = 0;
-    }
-    if (k < 0) return;
-  }
-}
-
 }  // namespace ord
-
-// A C-ordered contiguous 1-d copy (axis=None).
-template <class T, int N>
-Array<T, 1> flat_copy(const Array<T, N>& a) {
-  Array<T, 1> out = empty<T, 1>({a.size()});
-  if (a.contiguous()) {
-    std::copy(a.data, a.data + a.size(), out.data);
-  } else {
-    index_t j = 0;
-    for_each_offset(a, [&](index_t off) { out.data[j++] = a.data[off]; });
-  }
-  return out;
-}
-
-// A flat read-only view when a is contiguous, else a flat copy.
-template <class T, int N>
-Array<T, 1> flat_view(const Array<T, N>& a) {
-  if (!a.contiguous()) return flat_copy(a);
-  Array<T, 1> v;
-  v.data = a.data;
-  v.shape = {a.size()};
-  v.strides = {1};
-  v.owner = a.owner;
-  return v;
-}
 
 // ---- np.sort / ndarray.sort -----------------------------------------------------------
 template <int Axis, bool Stable, class T, int N>
 void sort_inplace(const Array<T, N>& a) {
   const index_t n = a.shape[Axis], s = a.strides[Axis];
   if (n < 2) return;
+  // stable float sorts keep -0.0 / 0.0 in input order, which networks do not
+  if constexpr (ord::net_value_v<T> && !(Stable && std::is_floating_point_v<T>)) {
+    if (ord::use_net<T>(n, a.size() / n)) return ord::net_sort_all<Axis>(a);
+  }
   std::unique_ptr<T[]> buf(s == 1 ? nullptr : new T[static_cast<size_t>(n)]);
   ord::for_each_lane<Axis>(a, [&](index_t off) {
     T* p = a.data + off;
@@ -271,6 +106,12 @@ auto argsort(const Array<T, N>& a) {
   } else {
     Array<int64_t, N> out = empty<int64_t, N>(a.shape);
     const index_t n = a.shape[Axis];
+    if constexpr (ord::net_arg_v<T>) {
+      if (n > 0 && ord::use_net<T>(n, a.size() / n)) {
+        ord::net_argsort_all<Axis>(a, out);
+        return out;
+      }
+    }
     std::vector<ord::KI<T>> buf;
     ord::for_each_lane2<Axis>(a, out, [&](index_t ia, index_t io) {
       ord::argsort_lane(a.data + ia, a.strides[Axis], n, out.data + io, out.strides[Axis], buf);
@@ -326,6 +167,9 @@ void partition_inplace(const Array<T, N>& a, const K& kth) {
   const index_t n = a.shape[Axis], s = a.strides[Axis];
   const std::vector<index_t> ks = ord::kths(kth, n, a.size() != 0);
   if (n < 2) return;
+  if constexpr (ord::net_value_v<T>) {  // short lanes: sorted is partitioned
+    if (n <= ord::net_part_max && ord::use_net<T>(n, a.size() / n)) return ord::net_sort_all<Axis>(a);
+  }
   std::unique_ptr<T[]> buf(new T[static_cast<size_t>(n)]);
   ord::for_each_lane<Axis>(a, [&](index_t off) {
     T* p = a.data + off;
@@ -363,6 +207,12 @@ auto argpartition(const Array<T, N>& a, const K& kth) {
     const index_t n = a.shape[Axis];
     const std::vector<index_t> ks = ord::kths(kth, n, a.size() != 0);
     Array<int64_t, N> out = empty<int64_t, N>(a.shape);
+    if constexpr (ord::net_arg_v<T>) {  // short lanes: a stable argsort is a valid argpartition
+      if (n > 0 && n <= ord::net_part_max && ord::use_net<T>(n, a.size() / n)) {
+        ord::net_argsort_all<Axis>(a, out);
+        return out;
+      }
+    }
     std::vector<ord::KI<T>> buf;
     ord::for_each_lane2<Axis>(a, out, [&](index_t ia, index_t io) {
       const index_t good = ord::load_pairs(a.data + ia, a.strides[Axis], n, buf);
@@ -371,104 +221,6 @@ auto argpartition(const Array<T, N>& a, const K& kth) {
     });
     return out;
   }
-}
-
-// ---- np.lexsort -------------------------------------------------------------------------
-namespace ord {
-// Is row i before row j, comparing keys from the last (primary) to the first?
-template <class T>
-inline int cmp3(const T& a, const T& b) {
-  return lt(a, b) ? -1 : (lt(b, a) ? 1 : 0);
-}
-
-template <int I, class Tup>
-inline int lex_cmp(const Tup& keys, index_t i, index_t j) {
-  if constexpr (I < 0) {
-    return 0;
-  } else {
-    const auto* p = std::get<I>(keys);
-    const int c = cmp3(p[i], p[j]);
-    return c ? c : lex_cmp<I - 1>(keys, i, j);
-  }
-}
-}  // namespace ord
-
-// keys: contiguous copies of equal shape; Cmp(i, j) compares flat positions i, j.
-template <int Axis, int N, class Cmp>
-Array<int64_t, N> lexsort_lanes(const std::array<index_t, N>& shape, Cmp cmp) {
-  Array<int64_t, N> out = empty<int64_t, N>(shape);
-  const index_t n = shape[Axis], s = out.strides[Axis];
-  std::vector<index_t> idx(static_cast<size_t>(n));
-  ord::for_each_lane<Axis>(out, [&](index_t off) {
-    for (index_t i = 0; i < n; ++i) idx[i] = i;
-    std::sort(idx.begin(), idx.end(), [&](index_t x, index_t y) {
-      const int c = cmp(off + x * s, off + y * s);
-      return c < 0 || (c == 0 && x < y);
-    });
-    for (index_t i = 0; i < n; ++i) out.data[off + i * s] = idx[i];
-  });
-  return out;
-}
-
-namespace ord {
-template <class A, class B>
-void same_key_shape(const A& a, const B& b) {
-  if constexpr (std::decay_t<A>::ndim != std::decay_t<B>::ndim) {
-    raise("ValueError", "all keys need to be the same shape");
-  } else {
-    if (a.shape != b.shape) raise("ValueError", "all keys need to be the same shape");
-  }
-}
-}  // namespace ord
-
-// keys as a tuple of arrays (the last is the primary key)
-template <int Axis, class... K>
-auto lexsort(const std::tuple<K...>& keys) {
-  constexpr int N = std::tuple_element_t<0, std::tuple<K...>>::ndim;
-  const auto& first = std::get<0>(keys);
-  std::apply([&](const auto&... k) { (ord::same_key_shape(first, k), ...); }, keys);
-  auto copies = std::apply([](const auto&... k) { return std::make_tuple(flat_view(k)...); }, keys);
-  auto ptrs = std::apply([](const auto&... c) { return std::make_tuple(static_cast<const typename std::decay_t<decltype(c)>::value_type*>(c.data)...); }, copies);
-  return lexsort_lanes<Axis, N>(first.shape, [&](index_t i, index_t j) {
-    return ord::lex_cmp<static_cast<int>(sizeof...(K)) - 1>(ptrs, i, j);
-  });
-}
-
-// keys as a list of equally typed arrays
-template <int Axis, class T, int N>
-Array<int64_t, N> lexsort(const List<Array<T, N>>& keys) {
-  const index_t k = keys.size();
-  if (k == 0) raise("TypeError", "need sequence of keys with len > 0 in lexsort");
-  std::vector<Array<T, 1>> flat;
-  for (index_t q = 0; q < k; ++q) {
-    ord::same_key_shape(keys[0], keys[q]);
-    flat.push_back(flat_view(keys[q]));
-  }
-  return lexsort_lanes<Axis, N>(keys[0].shape, [&](index_t i, index_t j) {
-    for (index_t q = k - 1; q >= 0; --q) {
-      const int c = ord::cmp3(flat[q].data[i], flat[q].data[j]);
-      if (c) return c;
-    }
-    return 0;
-  });
-}
-
-// keys as one array: its first axis enumerates the keys
-template <int Axis, class T, int N>
-Array<int64_t, N - 1> lexsort(const Array<T, N>& keys) {
-  const index_t k = keys.shape[0];
-  if (k == 0) raise("TypeError", "need sequence of keys with len > 0 in lexsort");
-  Array<T, 1> flat = flat_view(keys);
-  std::array<index_t, N - 1> shape{};
-  for (int d = 1; d < N; ++d) shape[d - 1] = keys.shape[d];
-  const index_t stride = k ? flat.size() / k : 0;
-  return lexsort_lanes<Axis, N - 1>(shape, [&](index_t i, index_t j) {
-    for (index_t q = k - 1; q >= 0; --q) {
-      const int c = ord::cmp3(flat.data[q * stride + i], flat.data[q * stride + j]);
-      if (c) return c;
-    }
-    return 0;
-  });
 }
 
 // ---- np.sort_complex --------------------------------------------------------------------
@@ -480,3 +232,5 @@ Array<R, N> sort_complex(const Array<T, N>& a) {
 }
 
 }  // namespace ep
+
+#include "sort_lex.hpp"
