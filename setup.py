@@ -13,8 +13,9 @@ setup(
     ext_modules=[
         Pybind11Extension(
             "lowering._runtime",
-            [f"{RUNTIME}/{name}.cpp" for name in ("module", "signature", "arguments", "results")],
-            depends=[f"{RUNTIME}/runtime.hpp"],
+            [f"{RUNTIME}/{name}.cpp" for name in ("module", "signature", "arguments", "results", "telemetry")],
+            depends=[f"{RUNTIME}/runtime.hpp", "variants/include/everypath/telemetry.hpp",
+                     "variants/include/everypath/telemetry_host.hpp"],
             include_dirs=["variants/include"],
             cxx_std=20,
             extra_compile_args=["-O2", *LTO],

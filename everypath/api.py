@@ -41,6 +41,8 @@ class CompiledFunction:
         self.settings = settings or Settings.from_env()
         self._native: Callable[..., Any] | None = None
         self._by_types: dict[tuple[Any, ...], Callable[..., Any]] = {}
+        self._by_fast_key: dict[tuple[Any, ...], Callable[..., Any]] = {}  # cheap per-call key -> native
+        self._signature: inspect.Signature | None = None
         self._module: Any = None
         self._lock = threading.Lock()
         self._open: bool | None = None
@@ -102,6 +104,9 @@ class CompiledFunction:
             params.append(p)
         sig["params"] = params
         self.settings.apply_openmp_defaults()  # before the first OpenMP code is loaded
+        from telemetry.shim import start_telemetry
+
+        start_telemetry(self.settings)  # once per process: the hub records, a thread flushes to the lake
         lib = _runtime.Library(str(module.so_path))
         self._module = module
         from everypath.torch_boundary import wrap  # tensors cross as NumPy views
@@ -126,19 +131,24 @@ class CompiledFunction:
             if "torch" in sys.modules:  # tensors that cannot cross as NumPy views: a TypeError naming the parameter
                 from everypath.torch_boundary import check_arguments
 
-                check_arguments(self.__name__, list(inspect.signature(self.py_function).parameters), bound)
+                assert self._signature is not None
+                check_arguments(self.__name__, list(self._signature.parameters), bound)
+            fast = tuple(_fast_key(v) for v in bound)
+            native = self._by_fast_key.get(fast)
+            if native is not None:
+                return native
             key = tuple(describe_value_type(v) for v in bound)
             native = self._by_types.get(key)
             if native is None:
                 native = self._bind_native(self.build(key, lambda: self._observe(args, kwargs)))
                 self._by_types[key] = native
+            self._by_fast_key[fast] = native
             return native
 
     def _bind_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
-        import inspect
-
-        sig = inspect.signature(self.py_function)
-        ba = sig.bind(*args, **kwargs)
+        if self._signature is None:
+            self._signature = inspect.signature(self.py_function)
+        ba = self._signature.bind(*args, **kwargs)
         ba.apply_defaults()
         return tuple(ba.arguments.values())
 
@@ -156,6 +166,26 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<everypath.CompiledFunction {self.py_function.__module__}.{self.py_function.__qualname__}>"
+
+
+def _fast_key(v: Any) -> Any:
+    """What decides an open signature's specialisation, read cheaply on every call: the
+    Python type, plus dtype and rank for arrays, tensors and NumPy scalars (tuples item by
+    item). Equal keys mean equal describe_value_type results."""
+    t = type(v)
+    if t is tuple:
+        return (tuple, tuple(_fast_key(x) for x in v))
+    if t in _PLAIN_SCALARS:
+        return t
+    dtype = getattr(v, "dtype", None)
+    if dtype is not None and hasattr(v, "ndim"):
+        return (t, dtype, v.ndim)
+    from lowering.annotations import describe_value_type
+
+    return ("described", describe_value_type(v))  # lists and the rest: their element types matter
+
+
+_PLAIN_SCALARS = frozenset({int, float, bool, complex, type(None), str})
 
 
 def compile(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # noqa: A001 - public name

@@ -17,7 +17,9 @@ def _mount() -> None:
     from tracer.cli import trace_cmd
     from variants.cli import ops_group
 
-    for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group):
+    from telemetry.cli import telemetry_group
+
+    for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group):
         main.add_command(cmd)
 
 

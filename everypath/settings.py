@@ -11,6 +11,24 @@ def _default_cache() -> Path:
     return Path(base) / "everypath"
 
 
+def _default_lake() -> Path:
+    # the process-wide location even for Settings() built in code: one lake per process
+    if os.environ.get("EVERYPATH_LAKE"):
+        return Path(os.environ["EVERYPATH_LAKE"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "everypath" / "lake"
+
+
+def _rate(name: str, value: str) -> float:
+    try:
+        r = float(value)
+    except ValueError:
+        raise ValueError(f"{name}={value!r}: expected a number between 0 and 1") from None
+    if not 0.0 <= r <= 1.0:
+        raise ValueError(f"{name}={value!r}: expected a number between 0 and 1")
+    return r
+
+
 @dataclass(frozen=True)
 class Settings:
     cache_dir: Path = field(default_factory=_default_cache)
@@ -24,6 +42,15 @@ class Settings:
     paths: tuple[str, ...] | None = None
     force_path: str | None = None
     omp_wait_policy: str = "passive"  # see apply_openmp_defaults
+    # telemetry (docs/telemetry.md): recording into the local lake is on by default
+    telemetry: bool = True
+    telemetry_sample: float = 1.0  # share of operator calls recorded
+    explore: float = 0.0  # share of dispatched calls that try another available variant
+    lake: Path = field(default_factory=_default_lake)
+    flush_seconds: float = 5.0  # the background flusher publishes at least this often
+    collector_url: str | None = None  # uploading is opt-in
+    selection_table: Path | None = None  # telemetry/table.py format; None: the built-in thresholds choose
+    collector_token: str | None = None
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> "Settings":
@@ -41,6 +68,22 @@ class Settings:
             s = replace(s, paths=tuple(p.strip() for p in e["EVERYPATH_PATHS"].split(",") if p.strip()))
         if e.get("EVERYPATH_FORCE_PATH"):
             s = replace(s, force_path=e["EVERYPATH_FORCE_PATH"].strip())
+        if e.get("EVERYPATH_TELEMETRY", "") == "0":
+            s = replace(s, telemetry=False)
+        if e.get("EVERYPATH_TELEMETRY_SAMPLE"):
+            s = replace(s, telemetry_sample=_rate("EVERYPATH_TELEMETRY_SAMPLE", e["EVERYPATH_TELEMETRY_SAMPLE"]))
+        if e.get("EVERYPATH_EXPLORE"):
+            s = replace(s, explore=_rate("EVERYPATH_EXPLORE", e["EVERYPATH_EXPLORE"]))
+        if e.get("EVERYPATH_LAKE"):
+            s = replace(s, lake=Path(e["EVERYPATH_LAKE"]))
+        if e.get("EVERYPATH_FLUSH_SECONDS"):
+            s = replace(s, flush_seconds=float(e["EVERYPATH_FLUSH_SECONDS"]))
+        if e.get("EVERYPATH_COLLECTOR_URL"):
+            s = replace(s, collector_url=e["EVERYPATH_COLLECTOR_URL"])
+        if e.get("EVERYPATH_SELECTION_TABLE"):
+            s = replace(s, selection_table=Path(e["EVERYPATH_SELECTION_TABLE"]))
+        if e.get("EVERYPATH_COLLECTOR_TOKEN"):
+            s = replace(s, collector_token=e["EVERYPATH_COLLECTOR_TOKEN"])
         return s
 
     def apply_openmp_defaults(self) -> None:

@@ -65,7 +65,8 @@ def front_key(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -
     except (OSError, TypeError):
         src = pyfunc.__code__.co_code.hex()
     parts = [
-        str(FORMAT_VERSION), COMPILER_VERSION, src, pyfunc.__module__ or "", pyfunc.__qualname__,
+        str(FORMAT_VERSION), COMPILER_VERSION, src, repr(getattr(pyfunc, "__annotations__", {})),
+        pyfunc.__module__ or "", pyfunc.__qualname__,
         repr(call_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.checked), settings.path_key(),
         compiler_version(settings.cxx, str(settings.cache_dir)), headers_digest(), compiler_digest(),
         pyfunc.__code__.co_filename, str(file_digest(pyfunc.__code__.co_filename)),

@@ -53,9 +53,9 @@ def dispatch_expr(options: list[tuple[Variant, str]], operands: list[str]) -> st
     return f"ep::dispatch(ep::pick({{{thresholds}}}, {work}), {lambdas})"
 
 
-def lower_call(op: Operator, site: LowerSite, policy: PathPolicy, used: set[str],
-               lower: Callable[[LowerSite], str] | None = None) -> tuple[str, list[Variant]]:
-    """Lower one call through every variant the policy admits: (C++, the variants in it)."""
+def lower_variants(op: Operator, site: LowerSite, policy: PathPolicy, used: set[str],
+                   lower: Callable[[LowerSite], str] | None = None) -> list[tuple[Variant, str]]:
+    """Lower one call through every variant the policy admits: (variant, C++) in dispatch order."""
     fn = lower or op.lower
     assert fn is not None
     options = []
@@ -68,4 +68,4 @@ def lower_call(op: Operator, site: LowerSite, policy: PathPolicy, used: set[str]
     if not options:  # every other path declined: the reference loops path is always there
         options.append((op.variants[0], fn(replace(site, path="loops"))))
         used.add("loops")
-    return dispatch_expr(options, list(site.args)), [v for v, _ in options]
+    return options

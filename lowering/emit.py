@@ -27,7 +27,8 @@ from tracer.ir import Block, Node, Opcode
 if TYPE_CHECKING:
     from lowering.dispatch import PathPolicy
     from lowering.masked_update import MaskedUpdate
-    from variants.registry import LowerSite, Operator
+    from lowering.sites import SiteTable
+    from variants.registry import LowerSite, Operator, Variant
 
 _PURE = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.PARAM, Opcode.GETATTR})
 # calls that only build index values: fusion may reach past them
@@ -39,11 +40,14 @@ def ident(name: str) -> str:
 
 
 class FunctionEmitter:
-    def __init__(self, spec: TypedFunction, indent: int = 1, policy: "PathPolicy | None" = None) -> None:
+    def __init__(self, spec: TypedFunction, indent: int = 1, policy: "PathPolicy | None" = None,
+                 sites: "SiteTable | None" = None) -> None:
         from lowering.dispatch import PathPolicy
+        from lowering.sites import SiteTable
 
         self.spec = spec
         self.policy = policy or PathPolicy(frozenset({"loops"}))
+        self.sites = sites if sites is not None else SiteTable()  # the unit's operator call sites
         self.used_paths: set[str] = set()  # implementation paths the emitted calls use
         self.used_headers: set[str] = set()  # their headers
         self.lines: list[str] = []
@@ -60,12 +64,26 @@ class FunctionEmitter:
     # ---- small helpers -------------------------------------------------
     def lower_call(self, op: "Operator", site: "LowerSite") -> str:
         """A registry call through every implementation path the policy admits for it."""
-        from lowering.dispatch import lower_call
+        from lowering.dispatch import dispatch_expr, lower_variants
+        from lowering.sites import dtype_name, recorded
 
-        expr, variants = lower_call(op, site, self.policy, self.used_paths)
-        self.used_headers.update(v.header for v in variants)
+        options = lower_variants(op, site, self.policy, self.used_paths)
+        self.used_headers.update(v.header for v, _ in options)
         self.used_headers.update(v.header for v in op.variants if v.path == "loops")  # shared helpers
-        return expr
+        types = [*site.arg_types, *site.kw_types.values(), site.result]
+        if not recorded(op, types):
+            return dispatch_expr(options, list(site.args))
+        return self.site_call(site.node, op.key, dtype_name(site.result), options, list(site.args))
+
+    def site_call(self, n: Node, op: str, dtype: str, options: "list[tuple[Variant, str]]",
+                  operands: list[str]) -> str:
+        """One recorded operator call site: the shim chooses among the options and times the call."""
+        from lowering.sites import Site
+
+        fn = self.spec.fn
+        where = f"{os.path.basename(n.loc.filename or fn.filename)}:{n.loc.lineno or fn.loc.lineno}"
+        site = Site(f"{fn.module}.{fn.qualname}", op, where, dtype, tuple(v for v, _ in options))
+        return self.sites.call(site, [e for _, e in options], operands)
 
     def ty(self, n: Node) -> Any:
         return self.spec.type_of(n)
@@ -456,8 +474,10 @@ class FunctionEmitter:
     def closure(self, n: Node) -> None:
         for spec in self.spec.closures.get(n, []):
             self.mark(n)
-            sub = FunctionEmitter(spec, indent=self.depth + 1)
+            sub = FunctionEmitter(spec, indent=self.depth + 1, policy=self.policy, sites=self.sites)
             body = sub.function_body()
+            self.used_paths |= sub.used_paths
+            self.used_headers |= sub.used_headers
             params = ", ".join(f"{ctype(t)} a_{p.name}" for p, t in zip(spec.fn.params, spec.arg_types))
             self.line(f"auto {spec.symbol} = [&]({params}) -> {return_ctype(spec)} {{")
             self.lines.extend(body)

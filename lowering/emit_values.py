@@ -168,7 +168,6 @@ def elementwise(fe: "FunctionEmitter", n: Node) -> str:
 def elementwise_paths(fe: "FunctionEmitter", n: Node, t: ArrayT, fn: str, leaves: list[str]) -> str:
     """A fused expression on each path the policy admits: loops, simd (when the expression
     has a batch form, lowering/simd_body.py), threads."""
-    from lowering.dispatch import dispatch_expr
     from lowering.simd_body import NotVectorisable, simd_body
     from variants.ops.elementwise import ELEMENTWISE_VARIANTS
 
@@ -193,7 +192,14 @@ def elementwise_paths(fe: "FunctionEmitter", n: Node, t: ArrayT, fn: str, leaves
     for v, _ in options:
         fe.used_paths.add(v.path)
         fe.used_headers.add(v.header)
-    return dispatch_expr(options, leaves)
+    return fe.site_call(n, fused_op_name(fe, n), t.dtype.np.name, options, leaves)
+
+
+def fused_op_name(fe: "FunctionEmitter", n: Node) -> str:
+    """The operator a recorded element-wise site reports: the root's key, "fused:<root key>"
+    when the loop computes several operators (the call site tells the expressions apart)."""
+    key = fe.spec.op_keys.get(n, str(n.target))
+    return f"fused:{key}" if any(a in fe.fused for a in element_operands(fe, n)) else key
 
 
 # ---- indexing -----------------------------------------------------------
@@ -336,8 +342,13 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         body = fused_body(fe, n.args[0], leaves)
         src = fe.ty(n.args[0])
         params = ", ".join(f"auto x{i}" for i in range(len(leaves)))
-        return (f"ep::fused_sum_all<{fe.ty(n).dtype.cpp}, {src.dtype.cpp}, {src.ndim}>("
+        expr = (f"ep::fused_sum_all<{fe.ty(n).dtype.cpp}, {src.dtype.cpp}, {src.ndim}>("
                 f"[&]({params}) {{ return {body}; }}, {', '.join(leaves)})")
+        from variants.ops.reductions import REDUCTION_VARIANTS
+
+        fe.used_paths.add("loops")
+        return fe.site_call(n, f"fused:{fe.spec.op_keys[n]}", fe.ty(n).dtype.np.name,
+                            [(REDUCTION_VARIANTS[0], expr)], leaves)
     key = fe.spec.op_keys[n]
     op = lookup_operator(key)
     if op.lower is None:

@@ -115,5 +115,10 @@ def emit_masked_update(fe: "FunctionEmitter", plan: MaskedUpdate) -> None:
     expr = body(plan.root)
     base, idx, _ = plan.setitem.args
     params = ", ".join(f"auto x{i}" for i in range(len(leaves)))
-    fe.line(f"ep::mask_update({fe.value(base)}, {fe.value(idx)}, [&]({params}) {{ return {expr}; }}, "
-            f"{', '.join(leaves)});")
+    call = (f"ep::mask_update({fe.value(base)}, {fe.value(idx)}, [&]({params}) {{ return {expr}; }}, "
+            f"{', '.join(leaves)})")
+    from variants.ops.elementwise import ELEMENTWISE_VARIANTS
+
+    dtype = fe.ty(base).dtype.np.name
+    fe.line(fe.site_call(plan.setitem, "fused:mask_update", dtype, [(ELEMENTWISE_VARIANTS[0], call)],
+                         [fe.value(base)]) + ";")

@@ -67,12 +67,15 @@ def _signature(spec: TypedFunction) -> str:
 
 def translation_unit(specs: list[TypedFunction], entries: list[Entry], checked: bool = False,
                      policy: PathPolicy | None = None) -> str:
+    from lowering.sites import SiteTable
+
     top = [s for s in specs if not s.fn.is_closure]
+    sites = SiteTable()
     body: list[str] = []
     paths: set[str] = set()
     headers: set[str] = set()
     for s in top:
-        fe = FunctionEmitter(s, policy=policy)
+        fe = FunctionEmitter(s, policy=policy, sites=sites)
         lines = fe.function_body()
         paths |= fe.used_paths
         headers |= fe.used_headers
@@ -92,7 +95,7 @@ def translation_unit(specs: list[TypedFunction], entries: list[Entry], checked: 
     out += [f"#define EP_HAVE_{p.upper()} 1" for p in sorted(paths - {"loops"})]
     out += ["#include <everypath/everypath.hpp>"]
     out += [f"#include <{h}>" for h in sorted(headers - {CORE_HEADER})]
-    out += ["", "EP_DEFINE_ABI()", ""]
+    out += ["", "EP_DEFINE_ABI()", *sites.preamble(), ""]
     for s in top:
         out.append(_signature(s) + ";")
     out.append("")
@@ -115,4 +118,6 @@ def translation_unit(specs: list[TypedFunction], entries: list[Entry], checked: 
         out.append("  });")
         out.append("}")
         out.append("")
+    out += sites.table()
+    out.append("")
     return "\n".join(out)

@@ -11,3 +11,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # telemetry records into the local lake by default: never the user's own lake from a test run
+    import os
+    import tempfile
+
+    os.environ.setdefault("EVERYPATH_LAKE", tempfile.mkdtemp(prefix="everypath-test-lake-"))

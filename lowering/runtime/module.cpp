@@ -79,6 +79,7 @@ struct Library {
                              std::to_string(abi_version) + " but this runtime supports version " +
                              std::to_string(EP_ABI_VERSION) + "; recompile it");
     }
+    attach_telemetry(handle);
   }
 
   void* lookup(const std::string& symbol) const {
@@ -145,6 +146,8 @@ PYBIND11_MODULE(_runtime, m) {
     throw py::error_already_set();
   }
   PyType_Modified(function_type);
+
+  def_telemetry(m);
 
   py::class_<Library>(m, "Library", "A kernel shared object, dlopen()ed and never closed.")
       .def(py::init<std::string>(), py::arg("path"))

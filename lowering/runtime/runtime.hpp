@@ -19,6 +19,7 @@
 //   arguments.cpp  binding and converting Python arguments to ep_values
 //   results.cpp    ep_value results (and kernel errors) back to Python
 //   module.cpp     Function::call, Library, PYBIND11_MODULE
+//   telemetry.cpp  the runtime shim's hub: kernels attach on load, Python drains it
 // Everything lives in namespace ep_runtime; the extension is built with
 // -fvisibility=hidden, so none of it is exported from the .so.
 
@@ -254,5 +255,9 @@ class Function {
   int64_t nargs_ = 0;
   size_t nrequired_ = 0;
 };
+
+// telemetry.cpp
+void attach_telemetry(void* handle);  // hand a freshly loaded kernel library the process's hub
+void def_telemetry(py::module_& m);
 
 }  // namespace ep_runtime

@@ -3,6 +3,8 @@
 #include <everypath/everypath.hpp>
 
 EP_DEFINE_ABI()
+static ep::tele::Hub* ep_hub = nullptr;  // set by ep_telemetry_attach
+static int32_t ep_site_base = 0;
 
 static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k);
 
@@ -84,4 +86,11 @@ EP_EXPORT int ep_call_loops_and_branches(const ep_value* args, int64_t nargs, ep
     auto r = loops_and_branches__0(ep::arg_array<double, 1>(args[0]), ep::arg_scalar<int64_t>(args[1]));
     ep::put_scalar(results[0], r, 10);
   });
+}
+
+EP_EXPORT int32_t ep_telemetry_attach(ep::tele::Hub* hub) {
+  if (hub == nullptr || hub->abi != ep::tele::kHubAbi) return -1;
+  ep_site_base = hub->add_sites(hub, nullptr, 0);
+  ep_hub = hub;
+  return 0;
 }

@@ -3,6 +3,8 @@
 #include <everypath/everypath.hpp>
 
 EP_DEFINE_ABI()
+static ep::tele::Hub* ep_hub = nullptr;  // set by ep_telemetry_attach
+static int32_t ep_site_base = 0;
 
 static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x);
 
@@ -18,7 +20,7 @@ static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x) {
   // golden_programs.py:34
   ep::get_nonneg(l_y, int64_t(0LL)) = double(1.0);
   // golden_programs.py:35
-  auto v17 = ep::map<bool, 1>([&](auto x0) { return ep::sc::lt<double>(x0, static_cast<double>(int64_t(0LL))); }, l_x);
+  auto v17 = ep::tele::site(ep_hub, ep_site_base + 0, {0}, {0}, ep::tele::work_of_all(l_x), [&]() { return ep::map<bool, 1>([&](auto x0) { return ep::sc::lt<double>(x0, static_cast<double>(int64_t(0LL))); }, l_x); });
   ep::mask_assign(l_x, v17, double(0.0));
   // golden_programs.py:36
   auto v20 = int64_t(l_x.shape[0]);
@@ -38,4 +40,14 @@ EP_EXPORT int ep_call_views_and_masks(const ep_value* args, int64_t nargs, ep_va
     auto r = views_and_masks__0(ep::arg_array<double, 1>(args[0]));
     ep::put_array(results[0], r, 10);
   });
+}
+
+static const ep::tele::SiteInfo ep_site_info[] = {
+  {"tests.tracer.golden_programs.views_and_masks", "operator.lt", "golden_programs.py:35", "bool", "loops"},
+};
+EP_EXPORT int32_t ep_telemetry_attach(ep::tele::Hub* hub) {
+  if (hub == nullptr || hub->abi != ep::tele::kHubAbi) return -1;
+  ep_site_base = hub->add_sites(hub, ep_site_info, 1);
+  ep_hub = hub;
+  return 1;
 }

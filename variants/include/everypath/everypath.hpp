@@ -14,4 +14,5 @@
 #include "ops/shape.hpp"
 #include "fused_reduce.hpp"
 #include "dispatch.hpp"
+#include "telemetry.hpp"
 #include "entry.hpp"

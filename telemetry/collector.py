@@ -1,0 +1,174 @@
+"""The collector: an HTTP endpoint that accepts batches of call rows from devices into a lake.
+
+POST /v1/calls   Authorization: Bearer <token>, X-Batch-Id: [A-Za-z0-9_-]{8,64},
+                 Content-Type application/vnd.apache.arrow.stream or application/vnd.apache.parquet
+  201 {"rows": n, "stored": true}                 stored
+  200 {"rows": n, "stored": false, "reason": ...} this batch id was stored before (a retry)
+  400 malformed body or batch id, 401 no token, 403 wrong token, 411 no Content-Length,
+  413 body over --max-bytes, 415 other content type, 422 wrong schema (with "problems")
+GET /healthz     200 {"ok": true}
+Checks run cheapest and safest first: auth and size before a byte of the body is read.
+"""
+from __future__ import annotations
+
+import hmac
+import io
+import json
+import logging
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from telemetry.lake import BATCH_ID, Lake, SchemaError
+
+log = logging.getLogger("everypath.telemetry.collector")
+
+ARROW_STREAM = "application/vnd.apache.arrow.stream"
+PARQUET = "application/vnd.apache.parquet"
+DISCARD_BYTES = 16 << 20  # a rejected body up to this size is read and dropped (see _discard)
+
+
+@dataclass(frozen=True)
+class CollectorConfig:
+    lake: Lake
+    token: str
+    max_bytes: int = 64 << 20
+
+
+class _Reject(Exception):
+    def __init__(self, status: int, error: str, **extra: object) -> None:
+        super().__init__(error)
+        self.status, self.body = status, {"error": error, **extra}
+
+
+def parse_body(body: bytes, content_type: str) -> pa.Table:
+    """The uploaded rows, or _Reject(400) with the parser's reason."""
+    try:
+        if content_type == ARROW_STREAM:
+            with pa.ipc.open_stream(io.BytesIO(body)) as reader:
+                return reader.read_all()
+        return pq.read_table(io.BytesIO(body))
+    except (pa.ArrowException, OSError, ValueError) as e:
+        kind = "Arrow IPC stream" if content_type == ARROW_STREAM else "Parquet file"
+        raise _Reject(400, f"malformed {kind}: {e}") from None
+
+
+def _handler(cfg: CollectorConfig) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "everypath-collector/1"
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+            log.info("%s %s", self.address_string(), format % args)
+
+        def _send(self, status: int, body: dict[str, object], close: bool = False) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            if status == 401:
+                self.send_header("WWW-Authenticate", 'Bearer realm="everypath"')
+            if close:  # the unread body must not be parsed as the next request
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            if self.path == "/healthz":
+                self._send(200, {"ok": True})
+            else:
+                self._send(404, {"error": f"no such endpoint: GET {self.path}"})
+
+        def do_POST(self) -> None:
+            self._unread = 0  # body bytes not consumed yet
+            try:
+                self._send(*self._post())
+            except _Reject as r:
+                self._discard()
+                self._send(r.status, r.body, close=True)
+            except Exception as e:  # noqa: BLE001 - a server error is reported, the server lives on
+                log.exception("collector: storing a batch failed")
+                self._send(500, {"error": f"internal error: {type(e).__name__}: {e}"}, close=True)
+
+        def _post(self) -> tuple[int, dict[str, object]]:
+            if self.path != "/v1/calls":
+                raise _Reject(404, f"no such endpoint: POST {self.path}")
+            auth = self.headers.get("Authorization", "")
+            if not auth.startswith("Bearer "):
+                raise _Reject(401, "missing bearer token (Authorization: Bearer <token>)")
+            if not hmac.compare_digest(auth.removeprefix("Bearer ").strip().encode(), cfg.token.encode()):
+                raise _Reject(403, "invalid token")
+            batch_id = self.headers.get("X-Batch-Id", "")
+            if not BATCH_ID.fullmatch(batch_id):
+                raise _Reject(400, "X-Batch-Id header missing or not [A-Za-z0-9_-]{8,64}")
+            length = self.headers.get("Content-Length")
+            if length is None:
+                raise _Reject(411, "Content-Length required")
+            try:
+                n = int(length)
+            except ValueError:
+                raise _Reject(400, f"bad Content-Length {length!r}") from None
+            self._unread = n
+            if n > cfg.max_bytes:
+                raise _Reject(413, f"body of {n} bytes is over the limit of {cfg.max_bytes} bytes")
+            ctype = self.headers.get("Content-Type", "").split(";")[0].strip()
+            if ctype not in (ARROW_STREAM, PARQUET):
+                raise _Reject(415, f"Content-Type must be {ARROW_STREAM} or {PARQUET}, not {ctype!r}")
+            body = self._read(n)
+            table = parse_body(body, ctype)
+            try:
+                result = cfg.lake.publish_named(table, name=batch_id)
+            except SchemaError as e:
+                raise _Reject(422, "batch does not have the calls schema", problems=e.problems) from None
+            if not result.stored:
+                return 200, {"rows": result.rows, "stored": False, "reason": "duplicate batch"}
+            return 201, {"rows": result.rows, "stored": True}
+
+        def _discard(self) -> None:
+            """Read and drop a moderately sized unread body, so a client that sends its whole
+            body before reading the answer gets the 4xx rather than a broken pipe; a huge one
+            is not read at all (the connection is closed)."""
+            if 0 < self._unread <= max(4 * cfg.max_bytes, DISCARD_BYTES):
+                self.connection.settimeout(5)
+                try:
+                    while self._unread > 0:
+                        chunk = self.rfile.read(min(1 << 20, self._unread))
+                        if not chunk:
+                            break
+                        self._unread -= len(chunk)
+                except OSError:
+                    pass
+
+        def _read(self, n: int) -> bytes:
+            chunks, got = [], 0
+            while got < n:
+                chunk = self.rfile.read(min(1 << 20, n - got))
+                self._unread -= len(chunk)
+                if not chunk:
+                    raise _Reject(400, f"body ended after {got} of {n} bytes")
+                chunks.append(chunk)
+                got += len(chunk)
+                if got > cfg.max_bytes:  # never hold more than the limit in memory
+                    raise _Reject(413, f"body is over the limit of {cfg.max_bytes} bytes")
+            return b"".join(chunks)
+
+    return Handler
+
+
+def make_server(cfg: CollectorConfig, host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServer:
+    if not cfg.token:
+        raise ValueError("the collector needs a token (--token-file or EVERYPATH_COLLECTOR_TOKEN)")
+    server = ThreadingHTTPServer((host, port), _handler(cfg))
+    server.daemon_threads = True
+    return server
+
+
+def serve_in_thread(cfg: CollectorConfig, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+    """Start a collector on a background thread (port 0: an ephemeral port, see server_address)."""
+    server = make_server(cfg, host, port)
+    threading.Thread(target=server.serve_forever, name="everypath-collector", daemon=True).start()
+    return server

@@ -1,0 +1,192 @@
+"""The device fingerprint: the DEVICE_FIELDS values of this process's host.
+
+device_id identifies one machine without revealing it: sha256 over a random per-lake salt
+and the machine id, so two lakes never share ids and the raw id/serial is never stored.
+device_class groups machines of the same kind (same features), which is what the
+selector learns per.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import uuid
+from pathlib import Path
+
+# psABI x86-64 micro-architecture levels, by /proc/cpuinfo flag names
+_X86_V2 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}
+_X86_V3 = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
+_X86_V4 = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
+
+# the flags variants care about (a fixed subset keeps classes stable across kernel versions)
+RELEVANT_FLAGS = (
+    "sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd",
+    "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8",
+    "neon", "asimd", "asimddp", "fphp", "asimdhp", "sve", "sve2", "sme", "i8mm", "bf16",
+)
+_ARM_FLAGS = {"asimd": "neon"}  # /proc/cpuinfo says asimd where compilers say neon
+
+_CLASS_KEYS = ("arch", "os", "cpu_model", "isa_level", "isa_flags", "cores", "l1d_kib", "l2_kib", "l3_kib", "gpu",
+               "runtime")
+_cache: dict[tuple[str, str], dict[str, object]] = {}
+
+
+def _cpuinfo() -> dict[str, str]:
+    """The first processor block of /proc/cpuinfo (empty where there is none)."""
+    out: dict[str, str] = {}
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return out
+    for line in text.splitlines():
+        if not line.strip():
+            if out:
+                break
+            continue
+        k, _, v = line.partition(":")
+        out.setdefault(k.strip().lower(), v.strip())
+    return out
+
+
+def _arch() -> str:
+    m = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(m, m)
+
+
+def isa_level(arch: str, flags: set[str]) -> str:
+    """x86-64-v1..v4 per the psABI levels; armv8 (+ .2 with dotprod/fp16, armv9 with sve2) on arm."""
+    if arch == "x86_64":
+        level = "x86-64-v1"
+        if _X86_V2 <= flags:
+            level = "x86-64-v2"
+            if _X86_V3 <= flags:
+                level = "x86-64-v3"
+                if _X86_V4 <= flags:
+                    level = "x86-64-v4"
+        return level
+    if arch == "aarch64":
+        if "sve2" in flags:
+            return "armv9"
+        return "armv8.2" if {"asimddp", "asimdhp"} & flags else "armv8"
+    return arch
+
+
+def cpu_flags(info: dict[str, str] | None = None) -> set[str]:
+    info = _cpuinfo() if info is None else info
+    raw = set((info.get("flags") or info.get("features") or "").split())
+    if _arch() == "aarch64":
+        raw |= {"neon"}  # always present on aarch64 (AdvSIMD is mandatory)
+        raw |= {_ARM_FLAGS[f] for f in raw if f in _ARM_FLAGS}
+    return raw
+
+
+def _caches() -> dict[str, int | None]:
+    """L1d/L2/L3 sizes in KiB of cpu0 from sysfs (None where unknown)."""
+    out: dict[str, int | None] = {"l1d_kib": None, "l2_kib": None, "l3_kib": None}
+    base = Path("/sys/devices/system/cpu/cpu0/cache")
+    for d in sorted(base.glob("index*")) if base.is_dir() else []:
+        try:
+            level = int((d / "level").read_text().strip())
+            kind = (d / "type").read_text().strip()
+            size = (d / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        m = re.fullmatch(r"(\d+)([KMG]?)", size)
+        if not m or kind == "Instruction":
+            continue
+        kib = int(m.group(1)) * {"": 1 / 1024, "K": 1, "M": 1024, "G": 1024 * 1024}[m.group(2)]
+        key = {1: "l1d_kib", 2: "l2_kib", 3: "l3_kib"}.get(level)
+        if key:
+            out[key] = int(kib)
+    return out
+
+
+def _gpu() -> str | None:
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return None
+    try:
+        r = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=3)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    line = r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else ""
+    # "GPU 0: NVIDIA H200 (UUID: GPU-...)": keep the model, drop the UUID (a serial)
+    line = re.sub(r"\s*\(UUID:[^)]*\)", "", line)
+    line = re.sub(r"^GPU \d+:\s*", "", line)
+    return line or None
+
+
+def _machine_id() -> str:
+    for p in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            mid = Path(p).read_text().strip()
+        except OSError:
+            continue
+        if mid:
+            return mid
+    return f"{socket.gethostname()}-{uuid.getnode():012x}"
+
+
+def salt(lake_root: Path) -> bytes:
+    """The lake's random salt (created once, 0600); concurrent creators agree via O_EXCL."""
+    path = Path(lake_root) / ".salt"
+    try:
+        return bytes.fromhex(path.read_text().strip())
+    except (OSError, ValueError):
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".salt.tmp-{uuid.uuid4().hex}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(32))
+        f.flush()
+        os.fsync(f.fileno())
+    try:
+        os.link(tmp, path)  # fails if another process won the race: use theirs
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(tmp)
+    return bytes.fromhex(path.read_text().strip())
+
+
+def device_class(fields: dict[str, object]) -> str:
+    """First 12 hex chars of sha256 over the class features: same kind of device, same class."""
+    feats = {k: fields.get(k) for k in _CLASS_KEYS}
+    return hashlib.sha256(json.dumps(feats, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def device_fields(runtime: str = "cpython-extension", lake_root: Path | None = None) -> dict[str, object]:
+    """The DEVICE_FIELDS values for this host (computed once per process and lake)."""
+    if lake_root is None:
+        from everypath.settings import Settings
+
+        lake_root = Settings.from_env().lake
+    key = (runtime, str(lake_root))
+    if key in _cache:
+        return dict(_cache[key])
+    info = _cpuinfo()
+    arch = _arch()
+    flags = cpu_flags(info)
+    fields: dict[str, object] = {
+        "arch": arch,
+        "os": platform.system().lower(),
+        "cpu_model": info.get("model name") or info.get("cpu model") or platform.processor() or None,
+        "isa_level": isa_level(arch, flags),
+        # one string, not a list column: it repeats on every row, and Parquet dictionary-encodes strings
+        "isa_flags": " ".join(f for f in RELEVANT_FLAGS if f in flags),
+        "cores": os.cpu_count(),
+        **_caches(),
+        "gpu": _gpu(),
+        "runtime": runtime,
+    }
+    fields["device_class"] = device_class(fields)
+    fields["device_id"] = hashlib.sha256(salt(Path(lake_root)) + _machine_id().encode()).hexdigest()
+    _cache[key] = fields
+    return dict(fields)

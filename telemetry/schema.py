@@ -1,0 +1,70 @@
+"""The telemetry record schema (versioned): one row per recorded operator call.
+
+This module is the single definition of the columns; docs/telemetry.md describes each one
+for people, the lake writes exactly this schema, the collector checks uploads against it,
+and DuckDB's `calls` view exposes these columns. A change that is not purely additive
+bumps SCHEMA_VERSION (the lake keeps the version in every file's metadata).
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+
+SCHEMA_VERSION = 1
+
+# device class features (the same for every row a process writes): what the selector learns from
+DEVICE_FIELDS: tuple[pa.Field, ...] = (
+    pa.field("device_id", pa.string(), nullable=False),     # salted sha256 of the machine id, never a raw serial
+    pa.field("device_class", pa.string(), nullable=False),  # short stable hash of the class features below
+    pa.field("arch", pa.string()),            # x86_64, aarch64, wasm32
+    pa.field("os", pa.string()),              # linux, darwin, windows, wasi
+    pa.field("cpu_model", pa.string()),
+    pa.field("isa_level", pa.string()),       # x86-64-v1..v4, armv8.x, simd128
+    pa.field("isa_flags", pa.string()),       # space-separated: "avx2 avx512f fma" (one value per process)
+    pa.field("cores", pa.int16()),
+    pa.field("l1d_kib", pa.int32()),
+    pa.field("l2_kib", pa.int32()),
+    pa.field("l3_kib", pa.int32()),
+    pa.field("gpu", pa.string()),             # null when none
+    pa.field("runtime", pa.string(), nullable=False),  # cpython-extension | native-executable | wasm | emulated
+)
+
+# per call
+CALL_FIELDS: tuple[pa.Field, ...] = (
+    pa.field("ts", pa.timestamp("ns", tz="UTC"), nullable=False),  # when the call started
+    pa.field("function", pa.string(), nullable=False),    # module-qualified Python function, e.g. pkg.mod.kernel
+    pa.field("bundle_id", pa.string()),                   # content hash of the build (null: not from a bundle)
+    pa.field("bundle_version", pa.string()),              # bundle/compiler version string
+    pa.field("op", pa.string(), nullable=False),          # operator key, e.g. numpy.matmul, cv2.GaussianBlur
+    pa.field("call_site", pa.string(), nullable=False),   # file.py:LINE of the call in the Python source
+    pa.field("variant", pa.string(), nullable=False),     # implementation path that ran: loops, simd, blas, ...
+    pa.field("dtype", pa.string(), nullable=False),       # result dtype (NumPy name)
+    pa.field("shape", pa.list_(pa.int64()), nullable=False),  # shape of the largest operand
+    pa.field("n_elements", pa.int64(), nullable=False),
+    pa.field("latency_ns", pa.int64(), nullable=False),
+    pa.field("threads", pa.int16(), nullable=False),      # threads the variant could use
+    pa.field("explore", pa.bool_(), nullable=False),      # chosen by exploration, not by the table
+    pa.field("propensity", pa.float32(), nullable=False),  # probability with which this variant was chosen
+    pa.field("table_version", pa.string()),               # selection table that chose (null: built-in defaults)
+)
+
+CALLS_SCHEMA = pa.schema([*CALL_FIELDS, *DEVICE_FIELDS],
+                         metadata={b"everypath.schema": b"calls", b"everypath.schema_version": str(SCHEMA_VERSION).encode()})
+
+# hive partition columns of the lake (directory names, not stored in the files)
+PARTITION_KEYS = ("date", "device_class")
+
+
+def check_schema(schema: pa.Schema) -> list[str]:
+    """What is wrong with a batch's schema for the calls table (empty: fine). Extra columns
+    are refused (a typo must not become a silent new column); missing nullable ones are allowed."""
+    problems = []
+    want = {f.name: f for f in CALLS_SCHEMA}
+    for f in schema:
+        if f.name not in want:
+            problems.append(f"unknown column {f.name!r}")
+        elif not f.type.equals(want[f.name].type):
+            problems.append(f"column {f.name!r} has type {f.type}, expected {want[f.name].type}")
+    for name, f in want.items():
+        if not f.nullable and schema.get_field_index(name) < 0:
+            problems.append(f"missing required column {name!r}")
+    return problems

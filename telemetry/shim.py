@@ -1,0 +1,143 @@
+"""The Python side of the runtime shim: configures the hub in lowering._runtime from
+Settings, turns its drained columns into RawCalls with the process's site table, and
+runs the background flusher that writes them to the lake.
+
+Starting costs nothing on the caller's path: the hub is configured synchronously (a few
+atomics), while the flusher and its imports (pyarrow, the lake) start on a daemon thread,
+so a warm first call stays fast.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from everypath.settings import Settings
+from telemetry.records import CallSite, RawCalls
+
+log = logging.getLogger("everypath.telemetry")
+
+
+@dataclass
+class SiteCatalog:
+    """The process's call sites, in the hub's id order (grows as libraries load)."""
+
+    sites: list[CallSite] = field(default_factory=list)
+
+    def refresh(self, runtime: Any) -> list[CallSite]:
+        for function, op, call_site, dtype, variants in runtime.telemetry_sites(len(self.sites)):
+            self.sites.append(CallSite(function, op, call_site, dtype or "", tuple(variants.split(","))))
+        return self.sites
+
+
+def drain(runtime: Any, catalog: SiteCatalog) -> tuple[RawCalls, list[CallSite]] | None:
+    """Everything recorded since the last drain (None when nothing was)."""
+    d = runtime.telemetry_drain()
+    if d["dropped"]:
+        log.warning("telemetry: %d records dropped (a ring buffer was full between flushes)", d["dropped"])
+    if len(d["site"]) == 0:
+        return None
+    versions = np.array([v or None for v in runtime.telemetry_table_versions()], dtype=object)
+    raw = RawCalls(ts_ns=d["ts_ns"], latency_ns=d["latency_ns"], site=d["site"], variant=d["variant"],
+                   ndim=d["ndim"], shape=np.asarray(d["shape"]).reshape(-1, 4), n_elements=d["n_elements"],
+                   threads=d["threads"], explore=d["explore"], propensity=d["propensity"],
+                   table_version=versions[d["table"]])
+    return raw, catalog.refresh(runtime)
+
+
+class Shim:
+    """One per process: the hub's configuration and the flusher draining it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._started = False
+        self.catalog = SiteCatalog()
+        self.flusher: Any = None
+        self.ready = threading.Event()  # set once the flusher runs (or failed to start)
+
+    def start(self, settings: Settings) -> None:
+        from lowering import _runtime
+
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        on = settings.telemetry and settings.telemetry_sample > 0
+        _runtime.telemetry_configure(on, settings.telemetry_sample, settings.explore)
+        if not on and settings.selection_table is None:
+            self.ready.set()
+            return
+        threading.Thread(target=self._start_background, args=(settings, on), name="everypath-telemetry-start",
+                         daemon=True).start()
+
+    def _start_background(self, settings: Settings, record: bool) -> None:
+        """The device fingerprint, then the selection table for its class, then the flusher."""
+        from lowering import _runtime
+
+        try:
+            from telemetry.device import device_fields
+            from telemetry.lake import Lake
+
+            lake = Lake(settings.lake)
+            device = device_fields("cpython-extension", lake_root=settings.lake)
+            if settings.selection_table is not None:
+                self._apply_table(settings.selection_table, str(device["device_class"]))
+            if record:
+                from telemetry.flusher import Flusher
+
+                self.flusher = Flusher(lambda: drain(_runtime, self.catalog), lake, settings, device)
+        except Exception:  # telemetry never breaks user code: stop recording, say why once
+            log.exception("telemetry: cannot start the lake flusher; recording is off for this process")
+            _runtime.telemetry_configure(False, 0.0, 0.0)
+        finally:
+            self.ready.set()
+
+    @staticmethod
+    def _apply_table(path: Path, device_class: str) -> None:
+        from lowering import _runtime
+        from telemetry.table import TableError, load_table
+
+        try:
+            table = load_table(path, device_class)
+        except TableError as exc:
+            log.warning("telemetry: %s; the built-in thresholds choose", exc)
+            return
+        if table is None:
+            log.info("telemetry: %s has no table for device class %s; the built-in thresholds choose",
+                     path, device_class)
+            return
+        _runtime.telemetry_set_table(table.version, table.as_runtime())
+
+    def flush(self, timeout: float = 30.0) -> None:
+        """Publish everything recorded so far (tests, `everypath` commands before they read the lake)."""
+        self.ready.wait(timeout)
+        if self.flusher is not None:
+            self.flusher.flush()
+
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Publish what was recorded and stop draining the hub (it keeps recording into the
+        rings until someone drains them: tests of the shim itself, embedders with their own sink)."""
+        self.ready.wait(timeout)
+        if self.flusher is not None:
+            self.flusher.close()
+            self.flusher = None
+
+
+SHIM = Shim()  # the process's one hub is a C++ singleton too; this object mirrors it
+
+
+def start_telemetry(settings: Settings) -> None:
+    SHIM.start(settings)
+
+
+def flush_telemetry(timeout: float = 30.0) -> None:
+    SHIM.flush(timeout)
+
+
+def stop_telemetry(timeout: float = 30.0) -> None:
+    SHIM.stop(timeout)

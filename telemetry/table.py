@@ -1,0 +1,88 @@
+"""Selection tables as the runtime shim reads them: which variant runs for each operator
+and work size on a device class (issue 5's selector writes them; bundles ship them).
+
+File format (JSON, ``"format": 1``)::
+
+    {"format": 1, "version": "2026-11-30T12:00:00Z-3f2a9c",
+     "tables": {"<device_class>": [{"op": "numpy.matmul", "bounds": [4096, 262144],
+                                     "variants": ["loops", "threads", "blas"]}, ...],
+                "*": [...]}}
+
+``variants[i]`` serves calls whose largest operand has fewer than ``bounds[i]`` elements,
+the last one everything larger; a variant a call site was not built with is no choice
+there (the built-in thresholds decide, and the record says so). ``"*"`` is the table for
+device classes the file does not name. Without a table the built-in thresholds (each
+variant's measured ``min_work``) choose.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMAT = 1
+
+
+class TableError(ValueError):
+    """A selection table file that cannot be used (the message names the file and the problem)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    op: str
+    bounds: tuple[int, ...]
+    variants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SelectionTable:
+    version: str
+    entries: tuple[Entry, ...]
+
+    def as_runtime(self) -> list[tuple[str, list[int], list[str]]]:
+        return [(e.op, list(e.bounds), list(e.variants)) for e in self.entries]
+
+
+def _entry(where: str, i: int, e: object) -> Entry:
+    if not isinstance(e, dict) or not isinstance(e.get("op"), str):
+        raise TableError(f"{where}: entry {i} needs an 'op' string")
+    bounds, variants = e.get("bounds", []), e.get("variants")
+    if not (isinstance(bounds, list) and all(isinstance(b, int) and not isinstance(b, bool) and b >= 0 for b in bounds)):
+        raise TableError(f"{where}: entry {i} ({e['op']}): 'bounds' must be a list of non-negative integers")
+    if sorted(bounds) != bounds:
+        raise TableError(f"{where}: entry {i} ({e['op']}): 'bounds' must be increasing")
+    if not (isinstance(variants, list) and variants and all(isinstance(v, str) for v in variants)):
+        raise TableError(f"{where}: entry {i} ({e['op']}): 'variants' must be a non-empty list of path names")
+    if len(variants) != len(bounds) + 1:
+        raise TableError(f"{where}: entry {i} ({e['op']}): {len(variants)} variants for {len(bounds)} bounds "
+                         "(needs one more variant than bounds)")
+    return Entry(e["op"], tuple(bounds), tuple(variants))
+
+
+def load_table(path: Path, device_class: str) -> SelectionTable | None:
+    """The table for device_class from a selection table file (None: the file has none for it)."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise TableError(f"{path}: cannot read the selection table ({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise TableError(f"{path}: not JSON ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise TableError(f"{path}: not a selection table of format {FORMAT} (has format {doc.get('format')!r})"
+                         if isinstance(doc, dict) else f"{path}: not a selection table (expected a JSON object)")
+    version, tables = doc.get("version"), doc.get("tables")
+    if not isinstance(version, str) or not version:
+        raise TableError(f"{path}: 'version' must be a non-empty string")
+    if not isinstance(tables, dict):
+        raise TableError(f"{path}: 'tables' must map device classes to entry lists")
+    chosen = tables.get(device_class, tables.get("*"))
+    if chosen is None:
+        return None
+    key = device_class if device_class in tables else "*"
+    if not isinstance(chosen, list):
+        raise TableError(f"{path}: tables[{key!r}] must be a list of entries")
+    entries = tuple(_entry(f"{path}: tables[{key!r}]", i, e) for i, e in enumerate(chosen))
+    ops = [e.op for e in entries]
+    if len(set(ops)) != len(ops):
+        raise TableError(f"{path}: tables[{key!r}] names an operator twice")
+    return SelectionTable(version, entries)

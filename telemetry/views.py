@@ -1,0 +1,105 @@
+"""DuckDB views over the lake (an in-memory DuckDB per connection, never a shared .duckdb file).
+
+calls      one row per recorded operator call (the Parquet parts, hive partitions date + device_class)
+op_latency per op, variant, device_class, dtype: n, p50/p95/p99 (one quantile_cont call), mean
+daily      per date, op, variant, device_class, function: n, p50/p95/p99, sum; closed dates come
+           from the roll-ups written by compaction, open dates from raw rows (never both)
+trend      hourly p50 per op and variant
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from telemetry.lake import FILE_SCHEMA, Lake
+
+ROLLUP_SCHEMA = pa.schema([
+    ("op", pa.string()), ("variant", pa.string()), ("device_class", pa.string()), ("function", pa.string()),
+    ("n", pa.int64()), ("p50", pa.float64()), ("p95", pa.float64()), ("p99", pa.float64()),
+    ("sum_latency_ns", pa.float64()),
+])
+
+_PARQUET_OPTS = "hive_partitioning = true, union_by_name = true, hive_types = {{{types}}}"
+
+
+def _quote(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _empty(con: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -> str:
+    con.register(name, schema.empty_table())
+    return f"SELECT * FROM {name}"
+
+
+def daily_sql(source: str) -> str:
+    """The daily aggregate of a calls-shaped relation (also what compaction stores as roll-ups)."""
+    return f"""
+        SELECT date, op, variant, device_class, function, n, q[1] AS p50, q[2] AS p95, q[3] AS p99,
+               sum_latency_ns
+        FROM (SELECT date, op, variant, device_class, function, count(*) AS n,
+                     quantile_cont(latency_ns, [0.5, 0.95, 0.99]) AS q, sum(latency_ns)::DOUBLE AS sum_latency_ns
+              FROM {source} GROUP BY ALL)"""
+
+
+def connect(lake: Lake | Path | str, *, validate: bool = True) -> duckdb.DuckDBPyConnection:
+    """A fresh in-memory DuckDB with the lake's views (files validated/quarantined first)."""
+    lake = lake if isinstance(lake, Lake) else Lake(lake)
+    if validate:
+        lake.quarantine()
+    con = duckdb.connect(":memory:")
+    con.execute("SET TimeZone = 'UTC'")  # hourly trends and dates in UTC, like the partitions
+    if lake.files():
+        calls = (f"SELECT * FROM read_parquet({_quote(lake.glob())}, "
+                 + _PARQUET_OPTS.format(types="'date': DATE, 'device_class': VARCHAR") + ")")
+    else:
+        # an empty lake still has typed views (dashboards and scripts need the columns)
+        empty = pa.schema([*FILE_SCHEMA, pa.field("date", pa.date32()), pa.field("device_class", pa.string())])
+        calls = _empty(con, "_empty_calls", empty)
+    con.execute(f"CREATE VIEW calls AS {calls}")
+    if lake.rollup_files():
+        rollups = (f"SELECT * FROM read_parquet({_quote(str(lake.rollups / '*' / '*.parquet'))}, "
+                   + _PARQUET_OPTS.format(types="'date': DATE") + ")")
+    else:
+        rollups = _empty(con, "_empty_rollups", ROLLUP_SCHEMA.append(pa.field("date", pa.date32())))
+    con.execute(f"CREATE VIEW rollups_daily AS {rollups}")
+    con.execute("""CREATE VIEW op_latency AS
+        SELECT op, variant, device_class, dtype, n, q[1] AS p50, q[2] AS p95, q[3] AS p99, mean
+        FROM (SELECT op, variant, device_class, dtype, count(*) AS n,
+                     quantile_cont(latency_ns, [0.5, 0.95, 0.99]) AS q, avg(latency_ns) AS mean
+              FROM calls GROUP BY ALL)""")
+    raw_open = "(SELECT * FROM calls WHERE date NOT IN (SELECT DISTINCT date FROM rollups_daily))"
+    con.execute(f"""CREATE VIEW daily AS
+        SELECT date, op, variant, device_class, function, n, p50, p95, p99, sum_latency_ns FROM rollups_daily
+        UNION ALL {daily_sql(raw_open)}""")
+    con.execute("""CREATE VIEW trend AS
+        SELECT date_trunc('hour', ts) AS hour, op, variant, count(*) AS n, quantile_cont(latency_ns, 0.5) AS p50
+        FROM calls GROUP BY ALL""")
+    return con
+
+
+def _vanished(e: Exception) -> bool:
+    msg = str(e).lower()
+    return any(s in msg for s in ("no such file", "not found", "no files found", "cannot open", "could not open"))
+
+
+def query(lake: Lake | Path | str, sql: str, params: list[object] | None = None) -> pa.Table:
+    """Run SQL against the views; a query racing compactions (a part renamed away between
+    the glob and the read) is retried on a fresh connection, a few times with growing pauses."""
+    attempts = 6
+    for attempt in range(attempts):
+        con = None
+        try:
+            con = connect(lake)  # creating the views reads the parts' footers: it can race too
+            rel = con.sql(sql, params=params) if params else con.sql(sql)
+            return rel.to_arrow_table() if rel is not None else pa.table({})
+        except duckdb.IOException as e:
+            if attempt == attempts - 1 or not _vanished(e):
+                raise
+            time.sleep(0.02 * 2 ** attempt)
+        finally:
+            if con is not None:
+                con.close()
+    raise AssertionError("unreachable")

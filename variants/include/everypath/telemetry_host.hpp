@@ -1,0 +1,243 @@
+// The host side of the runtime shim: owns the Hub that kernel libraries attach
+// to, hands each thread its ring, keeps the process-wide site table, and drains
+// every ring into columns (ticks converted to UNIX-epoch nanoseconds). Used by
+// the Python runtime module (lowering/runtime/telemetry.cpp) and by standalone
+// programs, which write the drained columns to a spool file instead.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "telemetry.hpp"
+
+namespace ep::tele {
+
+struct SiteCopy {  // SiteInfo with owned strings
+  std::string function, op, call_site, dtype, variants;
+};
+
+// One operator's entry of a selection table: variants[i] serves work sizes below
+// bounds[i] (the last one everything larger); names a site lacks are skipped.
+struct TableEntry {
+  std::string op;
+  std::vector<index_t> bounds;
+  std::vector<std::string> variants;
+};
+
+struct Drained {  // columns of drained records, equal lengths
+  std::vector<int64_t> ts_ns, latency_ns, shape, n_elements;  // shape: kMaxDims per record
+  std::vector<int32_t> site;
+  std::vector<int16_t> variant, threads, table;
+  std::vector<int8_t> ndim;
+  std::vector<uint8_t> explore;
+  std::vector<float> propensity;
+  uint64_t dropped = 0;  // records lost to full rings since the last drain
+  size_t size() const { return site.size(); }
+};
+
+class HostHub {
+ public:
+  HostHub() {
+    hub_.owner = this;
+    hub_.ring = &HostHub::ring_of;
+    hub_.add_sites = &HostHub::add_sites_of;
+    hub_.choose = &HostHub::choose_of;
+    versions_.push_back("");  // generation 0: the built-in thresholds
+#if defined(__x86_64__) || defined(__i386__)
+    hub_.tsc = invariant_tsc() ? 1 : 0;
+#endif
+    tick0_ = ticks(&hub_);
+    steady0_ = steady_ns();
+    real0_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                 std::chrono::system_clock::now().time_since_epoch()).count();
+  }
+  HostHub(const HostHub&) = delete;
+  HostHub& operator=(const HostHub&) = delete;
+
+  Hub* hub() { return &hub_; }
+
+  void configure(bool enabled, double sample, double explore) {
+    hub_.sample_below.store(rate_bits(sample), std::memory_order_relaxed);
+    hub_.explore_below.store(rate_bits(explore), std::memory_order_relaxed);
+    hub_.enabled.store(enabled ? 1 : 0, std::memory_order_release);
+  }
+
+  // Put a selection table in force for every registered (and later registered) site;
+  // returns its generation, the number records carry. An empty table: back to defaults.
+  int set_table(const std::string& version, std::vector<TableEntry> entries) {
+    std::lock_guard<std::mutex> g(mu_);
+    table_ = std::move(entries);
+    versions_.push_back(version);
+    const int gen = static_cast<int>(versions_.size()) - 1;
+    publish_resolved();
+    hub_.table.store(table_.empty() ? 0 : gen, std::memory_order_release);
+    return gen;
+  }
+
+  std::vector<std::string> table_versions() {
+    std::lock_guard<std::mutex> g(mu_);
+    return versions_;
+  }
+
+  std::vector<SiteCopy> sites_since(size_t first) {
+    std::lock_guard<std::mutex> g(mu_);
+    if (first >= sites_.size()) return {};
+    return std::vector<SiteCopy>(sites_.begin() + static_cast<std::ptrdiff_t>(first), sites_.end());
+  }
+
+  size_t site_count() {
+    std::lock_guard<std::mutex> g(mu_);
+    return sites_.size();
+  }
+
+  // Everything pushed so far (each ring read from tail to head), oldest first per thread.
+  Drained drain() {
+    Drained d;
+    std::lock_guard<std::mutex> g(mu_);
+    const double ns_per_tick = scale();
+    for (size_t i = 0; i < rings_.size();) {
+      Ring* r = rings_[i].get();
+      const uint64_t t = r->tail.load(std::memory_order_relaxed);
+      const uint64_t h = r->head.load(std::memory_order_acquire);
+      for (uint64_t k = t; k < h; ++k) append(d, r->buf[k & (Ring::kSize - 1)], ns_per_tick);
+      r->tail.store(h, std::memory_order_release);
+      d.dropped += r->dropped.exchange(0, std::memory_order_relaxed);
+      if (r->orphan.load(std::memory_order_acquire) && r->head.load(std::memory_order_acquire) == h)
+        rings_.erase(rings_.begin() + static_cast<std::ptrdiff_t>(i));  // its thread is gone and it is empty
+      else
+        ++i;
+    }
+    return d;
+  }
+
+ private:
+  struct OwnedHub : Hub {
+    HostHub* owner = nullptr;
+  };
+  struct Resolved {  // a table entry in one site's variant numbering
+    std::vector<index_t> bounds;
+    std::vector<int16_t> variant;  // -1: the site lacks it
+  };
+  using Resolution = std::vector<Resolved>;  // by site id
+  OwnedHub hub_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<Ring>> rings_;
+  std::vector<SiteCopy> sites_;
+  std::vector<TableEntry> table_;
+  std::vector<std::string> versions_;
+  // readers (choose_of) load the pointer without a lock; replaced ones stay alive (tables
+  // change rarely and are small), so a reader never sees a freed resolution
+  std::atomic<const Resolution*> resolved_{nullptr};
+  std::vector<std::unique_ptr<Resolution>> retired_;
+
+  void publish_resolved() {  // under mu_
+    auto res = std::make_unique<Resolution>(sites_.size());
+    for (size_t i = 0; i < sites_.size(); ++i) {
+      const auto it = std::find_if(table_.begin(), table_.end(), [&](const TableEntry& e) { return e.op == sites_[i].op; });
+      if (it == table_.end()) continue;
+      std::vector<std::string> names;
+      for (size_t a = 0, b; a <= sites_[i].variants.size(); a = b + 1) {
+        b = sites_[i].variants.find(',', a);
+        if (b == std::string::npos) b = sites_[i].variants.size();
+        names.push_back(sites_[i].variants.substr(a, b - a));
+      }
+      Resolved& r = (*res)[i];
+      r.bounds = it->bounds;
+      for (const auto& v : it->variants) {
+        const auto k = std::find(names.begin(), names.end(), v);
+        r.variant.push_back(k == names.end() ? int16_t(-1) : static_cast<int16_t>(k - names.begin()));
+      }
+    }
+    resolved_.store(res.get(), std::memory_order_release);
+    retired_.push_back(std::move(res));
+  }
+
+  static int choose_of(Hub* h, int32_t site, index_t n) {
+    const Resolution* res = from(h)->resolved_.load(std::memory_order_acquire);
+    if (res == nullptr || site < 0 || static_cast<size_t>(site) >= res->size()) return -1;
+    const Resolved& r = (*res)[static_cast<size_t>(site)];
+    if (r.variant.empty()) return -1;
+    const size_t i = static_cast<size_t>(std::upper_bound(r.bounds.begin(), r.bounds.end(), n) - r.bounds.begin());
+    return r.variant[std::min(i, r.variant.size() - 1)];
+  }
+  int64_t tick0_, steady0_, real0_;
+
+  // a share as a threshold for 64-bit draws (1.0: every draw; 0.0: only a draw of 0, p = 2^-64)
+  static uint64_t rate_bits(double rate) {
+    if (!(rate > 0.0)) return 0;
+    if (rate >= 1.0) return ~0ull;
+    return static_cast<uint64_t>(rate * 0x1p64);
+  }
+
+  static bool invariant_tsc() {
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000000u), "c"(0));
+    if (a < 0x80000007u) return false;
+    __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(0x80000007u), "c"(0));
+    return (d >> 8) & 1u;  // invariant TSC: constant rate across P/C states
+#else
+    return false;
+#endif
+  }
+
+  // ns per tick, from the ticks and the steady clock elapsed since construction
+  double scale() const {
+    if (!hub_.tsc) return 1.0;
+    const int64_t dt = ticks(&hub_) - tick0_, dn = steady_ns() - steady0_;
+    return (dt > 0 && dn > 0) ? static_cast<double>(dn) / static_cast<double>(dt) : 1.0;
+  }
+
+  void append(Drained& d, const Record& r, double ns_per_tick) const {
+    d.ts_ns.push_back(real0_ + static_cast<int64_t>(static_cast<double>(r.start_ticks - tick0_) * ns_per_tick));
+    d.latency_ns.push_back(static_cast<int64_t>(static_cast<double>(r.latency_ticks) * ns_per_tick));
+    d.site.push_back(r.site);
+    d.variant.push_back(r.variant);
+    d.ndim.push_back(r.ndim);
+    d.explore.push_back(r.explore);
+    d.shape.insert(d.shape.end(), r.shape, r.shape + kMaxDims);
+    d.n_elements.push_back(r.n_elements);
+    d.threads.push_back(r.threads);
+    d.table.push_back(r.table);
+    d.propensity.push_back(r.propensity);
+  }
+
+  struct ThreadRing {  // marks the ring orphaned when its thread exits
+    Ring* ring = nullptr;
+    ~ThreadRing() {
+      if (ring) ring->orphan.store(1, std::memory_order_release);
+    }
+  };
+
+  static Ring* ring_of(Hub* h) {
+    thread_local ThreadRing mine;
+    if (mine.ring == nullptr) {
+      HostHub* self = from(h);
+      auto r = std::make_unique<Ring>();
+      r->rng ^= reinterpret_cast<uintptr_t>(r.get()) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(steady_ns());
+      std::lock_guard<std::mutex> g(self->mu_);
+      mine.ring = r.get();
+      self->rings_.push_back(std::move(r));
+    }
+    return mine.ring;
+  }
+
+  static int32_t add_sites_of(Hub* h, const SiteInfo* s, int32_t n) {
+    HostHub* self = from(h);
+    std::lock_guard<std::mutex> g(self->mu_);
+    const auto first = static_cast<int32_t>(self->sites_.size());
+    for (int32_t i = 0; i < n; ++i)
+      self->sites_.push_back({s[i].function, s[i].op, s[i].call_site, s[i].dtype, s[i].variants});
+    if (!self->table_.empty()) self->publish_resolved();  // the table in force covers new sites too
+    return first;
+  }
+
+  static HostHub* from(Hub* h) { return static_cast<OwnedHub*>(h)->owner; }
+};
+
+}  // namespace ep::tele
