@@ -33,11 +33,13 @@ _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 class Flusher:
     def __init__(self, drain: Drain, lake: Lake, settings: Settings, device: dict[str, object], *,
-                 publish_rows: int = 256_000, publish_seconds: float = 30.0, redrain_rows: int = 200_000,
+                 publish_rows: int = 256_000, publish_seconds: float | None = None, redrain_rows: int = 200_000,
                  max_buffer_rows: int = 8_000_000, install_signals: bool = True, start: bool = True) -> None:
         self.drain, self.lake, self.settings, self.device = drain, lake, settings, device
         self.publish_rows, self.redrain_rows, self.max_buffer_rows = publish_rows, redrain_rows, max_buffer_rows
-        self.publish_seconds = max(publish_seconds, settings.flush_seconds)
+        # default: a part at least every 6 drains (30 s with the default 5 s flush interval)
+        self.publish_seconds = max(publish_seconds if publish_seconds is not None else 6 * settings.flush_seconds,
+                                   settings.flush_seconds)
         self.errors = 0  # failures logged (drain, conversion or publish)
         self.dropped = 0  # rows discarded because publishing kept failing and the buffer was full
         self.published_rows = 0

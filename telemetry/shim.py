@@ -8,10 +8,14 @@ so a warm first call stays fast.
 """
 from __future__ import annotations
 
+import atexit
 import logging
+import os
+import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -58,6 +62,7 @@ class Shim:
         self.catalog = SiteCatalog()
         self.flusher: Any = None
         self.ready = threading.Event()  # set once the flusher runs (or failed to start)
+        self._prev_handlers: dict[int, Any] = {}
 
     def start(self, settings: Settings) -> None:
         from lowering import _runtime
@@ -71,8 +76,44 @@ class Shim:
         if not on and settings.selection_table is None:
             self.ready.set()
             return
+        # a short program may exit before the flusher has started: exit waits for it, then flushes.
+        # Imports made during interpreter shutdown cannot register exit hooks, and pandas (which
+        # pyarrow imports on first use) needs concurrent.futures' hook: take it now (~1 ms).
+        import concurrent.futures.thread  # noqa: F401
+
+        atexit.register(self._at_exit)
+        self._install_signals()
         threading.Thread(target=self._start_background, args=(settings, on), name="everypath-telemetry-start",
                          daemon=True).start()
+
+    def _install_signals(self) -> None:
+        """SIGTERM/SIGINT publish what was recorded, then go on to the previous handler (Ctrl-C
+        still raises KeyboardInterrupt; SIGTERM still ends the process with its status)."""
+        if threading.current_thread() is not threading.main_thread():
+            return  # Python handles signals only in the main thread
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            self._prev_handlers[sig] = signal.getsignal(sig)
+            signal.signal(sig, self._on_signal)
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        try:
+            self.ready.wait(2.0)
+            if self.flusher is not None:
+                self.flusher.flush(timeout=2.0)  # the main thread may have been interrupted inside a flush
+        except Exception:  # noqa: BLE001 - never let telemetry change how a signal ends the process
+            log.exception("telemetry: flush on signal %d failed", signum)
+        prev = self._prev_handlers.get(signum)
+        if callable(prev):
+            prev(signum, frame)
+        elif prev != signal.SIG_IGN:  # SIG_DFL: die of the signal itself, so the exit status is right
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    def _at_exit(self) -> None:
+        if not self.ready.wait(30.0):
+            log.warning("telemetry: the flusher did not start within 30 s; this run's records are not published")
+        if self.flusher is not None:
+            self.flusher.close()
 
     def _start_background(self, settings: Settings, record: bool) -> None:
         """The device fingerprint, then the selection table for its class, then the flusher."""
@@ -87,9 +128,14 @@ class Shim:
             if settings.selection_table is not None:
                 self._apply_table(settings.selection_table, str(device["device_class"]))
             if record:
+                import pyarrow as pa
+
                 from telemetry.flusher import Flusher
 
-                self.flusher = Flusher(lambda: drain(_runtime, self.catalog), lake, settings, device)
+                pa.array(["warm-up"], pa.string())  # pyarrow's first use imports pandas: here, not at exit
+
+                self.flusher = Flusher(lambda: drain(_runtime, self.catalog), lake, settings, device,
+                                       install_signals=False)  # the shim's own handlers (main thread)
         except Exception:  # telemetry never breaks user code: stop recording, say why once
             log.exception("telemetry: cannot start the lake flusher; recording is off for this process")
             _runtime.telemetry_configure(False, 0.0, 0.0)
