@@ -91,7 +91,7 @@ def write_spool(path: Path | str, raw: RawCalls, sites: list[CallSite], runtime:
                                            "dtype": s.dtype, "variants": list(s.variants),
                                            "bundle_id": s.bundle_id, "bundle_version": s.bundle_version}
                                           for s in sites]}
-    if raw.table_version is not None:
+    if isinstance(raw.table_version, str):  # one table for the whole spool (per-row versions are not kept)
         meta["table_version"] = raw.table_version
     blob = json.dumps(meta).encode()
     rec = np.zeros(len(raw), dtype=RECORD)

@@ -126,7 +126,7 @@ class HostHub {
   using Resolution = std::vector<Resolved>;  // by site id
   OwnedHub hub_;
   std::mutex mu_;
-  std::vector<std::unique_ptr<Ring>> rings_;
+  std::vector<std::shared_ptr<Ring>> rings_;
   std::vector<SiteCopy> sites_;
   std::vector<TableEntry> table_;
   std::vector<std::string> versions_;
@@ -207,8 +207,11 @@ class HostHub {
     d.propensity.push_back(r.propensity);
   }
 
-  struct ThreadRing {  // marks the ring orphaned when its thread exits
-    Ring* ring = nullptr;
+  // This thread's ring, shared with the hub's list: either may go first (a hub on a
+  // standalone program's stack ends before the main thread's thread_locals do).
+  struct ThreadRing {
+    std::shared_ptr<Ring> ring;
+    const HostHub* owner = nullptr;
     ~ThreadRing() {
       if (ring) ring->orphan.store(1, std::memory_order_release);
     }
@@ -216,15 +219,17 @@ class HostHub {
 
   static Ring* ring_of(Hub* h) {
     thread_local ThreadRing mine;
-    if (mine.ring == nullptr) {
-      HostHub* self = from(h);
-      auto r = std::make_unique<Ring>();
+    HostHub* self = from(h);
+    if (mine.owner != self) {  // first call on this thread (or a new hub): a ring of its own
+      if (mine.ring) mine.ring->orphan.store(1, std::memory_order_release);
+      auto r = std::make_shared<Ring>();
       r->rng ^= reinterpret_cast<uintptr_t>(r.get()) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(steady_ns());
       std::lock_guard<std::mutex> g(self->mu_);
-      mine.ring = r.get();
-      self->rings_.push_back(std::move(r));
+      self->rings_.push_back(r);
+      mine.ring = std::move(r);
+      mine.owner = self;
     }
-    return mine.ring;
+    return mine.ring.get();
   }
 
   static int32_t add_sites_of(Hub* h, const SiteInfo* s, int32_t n) {

@@ -1,0 +1,119 @@
+// The runtime shim's host in a standalone program (no Python): a HostHub whose
+// records a background thread appends to a spool file, which
+// `everypath telemetry ingest` later turns into lake parts.
+//
+//   ep::tele::SpoolHost host;                 // one per process
+//   ep_telemetry_attach(host.hub());          // each generated unit linked in (or dlopen'ed)
+//   host.start("run.spool");                  // after the attaches: the site table goes first
+//   ... call compiled functions ...           // ~/SpoolHost: final drain, flush, close
+//
+// Units attached after start() are not described in this spool (start a new one).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "telemetry_host.hpp"
+#include "telemetry_spool.hpp"
+
+namespace ep::tele {
+
+inline std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+class SpoolHost {
+ public:
+  SpoolHost() = default;
+  SpoolHost(const SpoolHost&) = delete;
+  SpoolHost& operator=(const SpoolHost&) = delete;
+  ~SpoolHost() { stop(); }
+
+  Hub* hub() { return host_.hub(); }
+
+  // Record every sampled call into `path`, drained every flush_ms by a background thread.
+  void start(const std::string& path, double sample = 1.0, double explore = 0.0, int flush_ms = 1000,
+             const std::string& runtime = "native-executable") {
+    writer_ = std::make_unique<SpoolWriter>(path);
+    std::string json = "{\"runtime\": " + json_string(runtime) + ", \"sites\": [";
+    const auto sites = host_.sites_since(0);
+    for (size_t i = 0; i < sites.size(); ++i) {
+      const auto& s = sites[i];
+      json += (i ? ", " : "") + std::string("{\"function\": ") + json_string(s.function) +
+              ", \"op\": " + json_string(s.op) + ", \"call_site\": " + json_string(s.call_site) +
+              ", \"dtype\": " + json_string(s.dtype) + ", \"variants\": [";
+      for (size_t a = 0, b, k = 0; a <= s.variants.size(); a = b + 1, ++k) {
+        b = s.variants.find(',', a);
+        if (b == std::string::npos) b = s.variants.size();
+        json += (k ? ", " : "") + json_string(s.variants.substr(a, b - a));
+      }
+      json += "]}";
+    }
+    writer_->add_sites(json + "]}");
+    host_.configure(true, sample, explore);
+    stop_.store(false);
+    thread_ = std::thread([this, flush_ms] {
+      while (!stop_.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(flush_ms));
+        drain_to_spool();
+      }
+    });
+  }
+
+  // Stop recording, write what is left and close the file (idempotent).
+  void stop() {
+    if (!writer_) return;
+    host_.configure(false, 0.0, 0.0);
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+    drain_to_spool();
+    writer_.reset();
+  }
+
+ private:
+  HostHub host_;
+  std::unique_ptr<SpoolWriter> writer_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+
+  void drain_to_spool() {
+    const Drained d = host_.drain();
+    for (size_t i = 0; i < d.size(); ++i) {
+      SpoolRecord r{};
+      r.ts_ns = d.ts_ns[i];
+      r.latency_ns = d.latency_ns[i];
+      r.site = d.site[i];
+      r.variant = d.variant[i];
+      r.ndim = d.ndim[i];
+      r.explore = d.explore[i];
+      for (int k = 0; k < kMaxDims; ++k) r.shape[k] = d.shape[i * kMaxDims + static_cast<size_t>(k)];
+      r.n_elements = d.n_elements[i];
+      r.threads = d.threads[i];
+      r.propensity = d.propensity[i];
+      writer_->append(r);
+    }
+    writer_->flush();
+  }
+};
+
+}  // namespace ep::tele
