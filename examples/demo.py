@@ -28,6 +28,7 @@ def _time(fn, args, repeat: int = 5) -> float:
 
 
 def main() -> None:
+    started_ns = time.time_ns()
     console = Console()
     module = import_path(str(Path(__file__).with_name("kernels.py")))
     funcs = compiled_functions(module)
@@ -63,6 +64,31 @@ def main() -> None:
         console.print(f"errors cross over as Python exceptions: ValueError({exc!s})")
     console.print("Inspect what was generated: .venv/bin/everypath trace examples/kernels.py:rolling_mean, "
                   ".venv/bin/everypath cpp examples/kernels.py:black_scholes")
+    show_telemetry(console, started_ns)
+
+
+def show_telemetry(console: Console, since_ns: int) -> None:
+    """What the runtime shim recorded during this run, read back from the lake through DuckDB."""
+    from everypath.settings import Settings
+    from telemetry.shim import flush_telemetry
+    from telemetry.views import query
+
+    settings = Settings.from_env()
+    if not settings.telemetry:
+        console.print("telemetry is off (EVERYPATH_TELEMETRY=0): nothing recorded")
+        return
+    flush_telemetry()
+    rows = query(settings.lake, "SELECT function, op, variant, count(*) AS calls, "
+                 "quantile_cont(latency_ns, 0.5) AS p50 FROM calls WHERE ts >= make_timestamp($1 // 1000) "
+                 "GROUP BY ALL ORDER BY function, op, variant", [since_ns]).to_pylist()
+    table = Table(title=f"operator calls recorded this run (lake: {settings.lake})")
+    for col in ("function", "operator", "variant", "calls", "p50"):
+        table.add_column(col, justify="right" if col in ("calls", "p50") else "left")
+    for r in rows:
+        table.add_row(r["function"].rsplit(".", 1)[-1], r["op"], r["variant"], str(r["calls"]),
+                      f"{r['p50'] / 1e3:.1f} µs")
+    console.print(table)
+    console.print("Query it yourself: .venv/bin/everypath telemetry query \"SELECT * FROM op_latency\"")
 
 
 if __name__ == "__main__":

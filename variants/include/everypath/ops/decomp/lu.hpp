@@ -147,18 +147,31 @@ Array<R, N> linalg_inv(const Array<T, N>& a) {
   return out;
 }
 
-// np.linalg.solve: a (..., M, M); b (M,) when 1-d, else (..., M, K); batch axes broadcast
-template <class R, class TA, int NA, class TB, int NB>
-auto linalg_solve(const Array<TA, NA>& a, const Array<TB, NB>& b) {
-  using S = dec::work_t<R>;
-  dec::check_square(a);
-  constexpr bool vec = NB == 1;
-  constexpr int BA = NA - 2, BB = vec ? 0 : NB - 2;
-  constexpr int NBAT = BA > BB ? BA : BB;
+namespace dec {
+
+// np.linalg.solve's shapes: a (..., M, M); b (M,) when 1-d, else (..., M, K); batch axes
+// broadcast; NumPy's errors for mismatches. Shared by every path's solve.
+template <int NA, int NB>
+struct SolvePlan {
+  static constexpr bool vec = NB == 1;
+  static constexpr int BA = NA - 2, BB = vec ? 0 : NB - 2;
+  static constexpr int NBAT = BA > BB ? BA : BB;
+  static constexpr int NO = NBAT + (vec ? 1 : 2);
+  std::array<index_t, NBAT> bs{};  // broadcast batch shape
+  std::array<index_t, NO> os{};    // result shape
+  index_t m = 0, k = 0;
+};
+
+template <class TA, int NA, class TB, int NB>
+SolvePlan<NA, NB> plan_solve(const Array<TA, NA>& a, const Array<TB, NB>& b) {
+  using P = SolvePlan<NA, NB>;
+  constexpr bool vec = P::vec;
+  constexpr int BA = P::BA, BB = P::BB, NBAT = P::NBAT;
+  P p;
   const index_t m = a.shape[NA - 1];
   const index_t mb = vec ? b.shape[0] : b.shape[NB - 2];
   const index_t k = vec ? 1 : b.shape[NB - 1];
-  std::array<index_t, NBAT> bs{};
+  std::array<index_t, NBAT>& bs = p.bs;
   bs.fill(1);
   for (int q = 0; q < BA; ++q) bs[NBAT - BA + q] = a.shape[q];
   for (int q = 0; q < BB; ++q) {
@@ -182,14 +195,28 @@ auto linalg_solve(const Array<TA, NA>& a, const Array<TB, NB>& b) {
                             ": Input operand 1 has a mismatch in its core dimension 0, with gufunc signature " +
                             (vec ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)") + " (size " + std::to_string(mb) +
                             " is different from " + std::to_string(m) + ")");
-  constexpr int NO = NBAT + (vec ? 1 : 2);
-  std::array<index_t, NO> os{};
-  for (int q = 0; q < NBAT; ++q) os[q] = bs[q];
-  os[NBAT] = m;
-  if constexpr (!vec) os[NBAT + 1] = k;
-  Array<R, NO> out = empty<R, NO>(os);
-  const auto oa = dec::batch_offsets<NBAT>(bs, a.shape.data(), a.strides.data(), BA);
-  const auto ob = dec::batch_offsets<NBAT>(bs, b.shape.data(), b.strides.data(), BB);
+  for (int q = 0; q < NBAT; ++q) p.os[q] = bs[q];
+  p.os[NBAT] = m;
+  if constexpr (!vec) p.os[NBAT + 1] = k;
+  p.m = m;
+  p.k = k;
+  return p;
+}
+
+}  // namespace dec
+
+// np.linalg.solve: a (..., M, M); b (M,) when 1-d, else (..., M, K); batch axes broadcast
+template <class R, class TA, int NA, class TB, int NB>
+auto linalg_solve(const Array<TA, NA>& a, const Array<TB, NB>& b) {
+  using S = dec::work_t<R>;
+  dec::check_square(a);
+  const auto p = dec::plan_solve(a, b);
+  using P = std::remove_cvref_t<decltype(p)>;
+  constexpr bool vec = P::vec;
+  const index_t m = p.m, k = p.k;
+  Array<R, P::NO> out = empty<R, P::NO>(p.os);
+  const auto oa = dec::batch_offsets<P::NBAT>(p.bs, a.shape.data(), a.strides.data(), P::BA);
+  const auto ob = dec::batch_offsets<P::NBAT>(p.bs, b.shape.data(), b.strides.data(), P::BB);
   for (size_t t = 0; t < oa.size(); ++t) {
     dec::Mat<S> lu = dec::load<S>(a, oa[t]);
     std::vector<index_t> piv;

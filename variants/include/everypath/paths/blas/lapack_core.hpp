@@ -165,44 +165,13 @@ template <class L, class R, class TA, int NA, class TB, int NB>
 auto linalg_solve(const Array<TA, NA>& a, const Array<TB, NB>& b) {
   using W = dec::work_t<R>;
   dec::check_square(a);
-  constexpr bool vec = NB == 1;
-  constexpr int BA = NA - 2, BB = vec ? 0 : NB - 2;
-  constexpr int NBAT = BA > BB ? BA : BB;
-  const index_t m = a.shape[NA - 1];
-  const index_t mb = vec ? b.shape[0] : b.shape[NB - 2];
-  const index_t k = vec ? 1 : b.shape[NB - 1];
-  std::array<index_t, NBAT> bs{};
-  bs.fill(1);
-  for (int q = 0; q < BA; ++q) bs[NBAT - BA + q] = a.shape[q];
-  for (int q = 0; q < BB; ++q) {
-    index_t& o = bs[NBAT - BB + q];
-    const index_t d = b.shape[q];
-    if (o == 1) o = d;
-    else if (d != 1 && d != o) {
-      auto remapped = [](const index_t* sh, int nb) {
-        std::string t = "(";
-        for (int i = 0; i < nb; ++i) t += std::to_string(sh[i]) + ",";
-        return t + "newaxis,newaxis)";
-      };
-      raise("ValueError", "operands could not be broadcast together with remapped shapes [original->remapped]: " +
-                              shape_str(a) + "->" + remapped(a.shape.data(), BA) + " " + shape_str(b) + "->" +
-                              remapped(b.shape.data(), BB) + "  and requested shape (" + std::to_string(m) + "," +
-                              std::to_string(k) + ")");
-    }
-  }
-  if (mb != m)
-    raise("ValueError", std::string(vec ? "solve1" : "solve") +
-                            ": Input operand 1 has a mismatch in its core dimension 0, with gufunc signature " +
-                            (vec ? "(m,m),(m)->(m)" : "(m,m),(m,n)->(m,n)") + " (size " + std::to_string(mb) +
-                            " is different from " + std::to_string(m) + ")");
-  constexpr int NO = NBAT + (vec ? 1 : 2);
-  std::array<index_t, NO> os{};
-  for (int q = 0; q < NBAT; ++q) os[q] = bs[q];
-  os[NBAT] = m;
-  if constexpr (!vec) os[NBAT + 1] = k;
-  Array<R, NO> out = empty<R, NO>(os);
-  const auto oa = dec::batch_offsets<NBAT>(bs, a.shape.data(), a.strides.data(), BA);
-  const auto ob = dec::batch_offsets<NBAT>(bs, b.shape.data(), b.strides.data(), BB);
+  const auto p = dec::plan_solve(a, b);  // shapes and NumPy's errors, as the loops path
+  using P = std::remove_cvref_t<decltype(p)>;
+  constexpr bool vec = P::vec;
+  const index_t m = p.m, k = p.k;
+  Array<R, P::NO> out = empty<R, P::NO>(p.os);
+  const auto oa = dec::batch_offsets<P::NBAT>(p.bs, a.shape.data(), a.strides.data(), P::BA);
+  const auto ob = dec::batch_offsets<P::NBAT>(p.bs, b.shape.data(), b.strides.data(), P::BB);
   for (size_t t = 0; t < oa.size(); ++t) {
     ColMat<W> lu = load<W>(a, oa[t]);
     ColMat<W> x = vec ? load_col<W>(b, ob[t]) : load<W>(b, ob[t]);
