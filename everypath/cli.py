@@ -19,7 +19,9 @@ def _mount() -> None:
 
     from telemetry.cli import telemetry_group
 
-    for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group):
+    from selector.cli import selector_group  # also adds `telemetry simulate`
+
+    for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group, selector_group):
         main.add_command(cmd)
 
 

@@ -19,6 +19,13 @@ def _default_lake() -> Path:
     return Path(base) / "everypath" / "lake"
 
 
+def _default_registry() -> Path:
+    if os.environ.get("EVERYPATH_REGISTRY"):
+        return Path(os.environ["EVERYPATH_REGISTRY"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "everypath" / "registry"
+
+
 def _rate(name: str, value: str) -> float:
     try:
         r = float(value)
@@ -51,6 +58,7 @@ class Settings:
     collector_url: str | None = None  # uploading is opt-in
     selection_table: Path | None = None  # telemetry/table.py format; None: the built-in thresholds choose
     collector_token: str | None = None
+    registry: Path = field(default_factory=_default_registry)  # selector models (docs/selector.md)
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> "Settings":
@@ -84,6 +92,8 @@ class Settings:
             s = replace(s, selection_table=Path(e["EVERYPATH_SELECTION_TABLE"]))
         if e.get("EVERYPATH_COLLECTOR_TOKEN"):
             s = replace(s, collector_token=e["EVERYPATH_COLLECTOR_TOKEN"])
+        if e.get("EVERYPATH_REGISTRY"):
+            s = replace(s, registry=Path(e["EVERYPATH_REGISTRY"]))
         return s
 
     def apply_openmp_defaults(self) -> None:

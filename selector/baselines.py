@@ -1,0 +1,125 @@
+"""Baselines with VariantSelector's choosing interface (selector/model.py's Chooser):
+
+- SBS: the single best variant per operator over all training devices and shapes (lowest
+  total median latency relative to the oracle over the groups where it was measured).
+- Lookup: per (device class, operator, size bucket = floor(log2 n_elements)) the variant with
+  the fastest median seen; nearest seen bucket of the class otherwise; SBS for unseen classes.
+- KNN: per (operator, variant), the mean log latency of the k nearest training rows in the
+  standardised numeric feature space.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator
+from sklearn.neighbors import KNeighborsRegressor
+from sklearn.utils.validation import check_is_fitted
+
+from selector.evaluate import groups
+from selector.features import features, target
+from selector.model import Chooser, fit_variants
+
+
+class SBS(Chooser, BaseEstimator):
+    def fit(self, X: pd.DataFrame, y: object = None) -> "SBS":
+        self.variants_ = fit_variants(X)
+        g = groups(X)
+        self.ranking_: dict[str, tuple[str, ...]] = {}
+        for op, gg in g.groupby("op"):
+            cost: dict[str, list[float]] = {}
+            for med, calls in zip(gg["medians"], gg["calls"]):
+                o = min(med.values())
+                for v, lat in med.items():
+                    c = cost.setdefault(v, [0.0, 0.0])
+                    c[0], c[1] = c[0] + calls * lat, c[1] + calls * o
+            self.ranking_[op] = tuple(sorted(cost, key=lambda v: (cost[v][0] / cost[v][1], v)))
+        return self
+
+    def pick(self, op: str, candidates: tuple[str, ...]) -> str:
+        check_is_fitted(self, "ranking_")
+        for v in self.ranking_.get(op, ()):
+            if v in candidates:
+                return v
+        return sorted(candidates)[0]
+
+    def choose_many(self, queries: pd.DataFrame, candidates: list[tuple[str, ...]] | None = None) -> list[str]:
+        if candidates is None:
+            candidates = [self.candidates_for(op, gpu is not None and gpu == gpu)
+                          for op, gpu in zip(queries["op"], queries["gpu"])]
+        return [self.pick(op, c) for op, c in zip(queries["op"], candidates)]
+
+
+class Lookup(Chooser, BaseEstimator):
+    def __init__(self, sbs: SBS | None = None) -> None:
+        self.sbs = sbs
+
+    def fit(self, X: pd.DataFrame, y: object = None) -> "Lookup":
+        self.variants_ = fit_variants(X)
+        self.sbs_ = self.sbs if self.sbs is not None else SBS().fit(X)
+        b = np.floor(np.log2(X["n_elements"].clip(lower=1).to_numpy(np.float64))).astype(int)
+        med = X.assign(bucket=b).groupby(["device_class", "op", "bucket", "variant"])["latency_ns"].median()
+        table: dict[tuple[str, str], dict[int, dict[str, float]]] = {}
+        for (dc, op, bucket, v), lat in med.items():
+            table.setdefault((dc, op), {}).setdefault(int(bucket), {})[v] = float(lat)
+        self.table_ = table
+        return self
+
+    def choose_many(self, queries: pd.DataFrame, candidates: list[tuple[str, ...]] | None = None) -> list[str]:
+        check_is_fitted(self, "table_")
+        if candidates is None:
+            candidates = [self.candidates_for(op, gpu is not None and gpu == gpu)
+                          for op, gpu in zip(queries["op"], queries["gpu"])]
+        out = []
+        for dc, op, n, cand in zip(queries["device_class"], queries["op"], queries["n_elements"], candidates):
+            buckets = self.table_.get((dc, op))
+            pick = None
+            if buckets:
+                b = int(np.floor(np.log2(max(1, n))))
+                for nb in sorted(buckets, key=lambda x: (abs(x - b), x)):
+                    seen = {v: lat for v, lat in buckets[nb].items() if v in cand}
+                    if seen:
+                        pick = min(seen, key=lambda v: (seen[v], v))
+                        break
+            out.append(pick if pick is not None else self.sbs_.pick(op, cand))
+        return out
+
+
+NUMERIC = ("log2_cores", "isa", "ghz", "l2_kib", "l3_kib", "gpu", "itemsize", "log2_n", "log2_d0", "log2_d1")
+
+
+class KNN(Chooser, BaseEstimator):
+    def __init__(self, k: int = 5, max_rows_per_model: int = 20000) -> None:
+        self.k = k
+        self.max_rows_per_model = max_rows_per_model
+
+    def _matrix(self, f: pd.DataFrame) -> np.ndarray:
+        m = f[list(NUMERIC)].to_numpy(np.float64)
+        m = np.where(np.isnan(m), self.mean_, m)
+        return (m - self.mean_) / self.scale_
+
+    def fit(self, X: pd.DataFrame, y: object = None) -> "KNN":
+        self.variants_ = fit_variants(X)
+        f = features(X)
+        t = target(X)
+        m = f[list(NUMERIC)].to_numpy(np.float64)
+        self.mean_ = np.nanmean(m, axis=0)
+        self.scale_ = np.where(np.nanstd(m, axis=0) > 0, np.nanstd(m, axis=0), 1.0)
+        mat = self._matrix(f)
+        rng = np.random.default_rng(0)
+        self.models_: dict[tuple[str, str], KNeighborsRegressor] = {}
+        for (op, v), ix in f.groupby(["op", "variant"]).indices.items():
+            if len(ix) > self.max_rows_per_model:  # bound the search cost; rows are near-duplicates anyway
+                ix = np.sort(rng.choice(ix, self.max_rows_per_model, replace=False))
+            self.models_[(op, v)] = KNeighborsRegressor(n_neighbors=min(self.k, len(ix))).fit(mat[ix], t[ix])
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        check_is_fitted(self, "models_")
+        f = features(X)
+        mat = self._matrix(f)
+        out = np.full(len(X), np.inf)
+        for (op, v), ix in f.groupby(["op", "variant"]).indices.items():
+            model = self.models_.get((op, v))
+            if model is not None:
+                out[ix] = model.predict(mat[ix])
+        return out
