@@ -73,7 +73,16 @@ class Shim:
             self._started = True
         on = settings.telemetry and settings.telemetry_sample > 0
         _runtime.telemetry_configure(on, settings.telemetry_sample, settings.explore)
-        if not on and settings.selection_table is None:
+        table = self._table_path(settings)
+        if table is not None:  # before the first call: the learned choice serves every call (~ms, once)
+            try:
+                from telemetry.device import device_fields
+
+                device = device_fields("cpython-extension", lake_root=settings.lake)
+                self._apply_table(table, str(device["device_class"]))
+            except Exception:  # noqa: BLE001 - a broken table or fingerprint never breaks user code
+                log.exception("telemetry: cannot apply the selection table %s; the built-in thresholds choose", table)
+        if not on:
             self.ready.set()
             return
         # a short program may exit before the flusher has started: exit waits for it, then flushes.
@@ -116,7 +125,7 @@ class Shim:
             self.flusher.close()
 
     def _start_background(self, settings: Settings, record: bool) -> None:
-        """The device fingerprint, then the selection table for its class, then the flusher."""
+        """The device fingerprint and the flusher (pyarrow and the lake load here, off the caller's path)."""
         from lowering import _runtime
 
         try:
@@ -125,8 +134,6 @@ class Shim:
 
             lake = Lake(settings.lake)
             device = device_fields("cpython-extension", lake_root=settings.lake)
-            if settings.selection_table is not None:
-                self._apply_table(settings.selection_table, str(device["device_class"]))
             if record:
                 import pyarrow as pa
 
@@ -141,6 +148,15 @@ class Shim:
             _runtime.telemetry_configure(False, 0.0, 0.0)
         finally:
             self.ready.set()
+
+    @staticmethod
+    def _table_path(settings: Settings) -> Path | None:
+        """The table to put in force: the configured file, else the one `everypath selector
+        retrain` promoted into the registry (if any)."""
+        if settings.selection_table is not None:
+            return settings.selection_table
+        promoted = settings.registry / "current" / "selection_table.json"
+        return promoted if promoted.is_file() else None
 
     @staticmethod
     def _apply_table(path: Path, device_class: str) -> None:

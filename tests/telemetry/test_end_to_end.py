@@ -88,3 +88,19 @@ def test_sigterm_publishes_what_was_recorded_and_keeps_the_exit_status(tmp_path:
     assert p.wait(timeout=60) == -signal.SIGTERM
     n = query(tmp_path / "lake", "SELECT count(*) AS n FROM calls").to_pylist()[0]["n"]
     assert n >= 20  # at least the ten steps before "running", flushed by the signal handler
+
+
+def test_the_promoted_selection_table_chooses_in_a_new_process(tmp_path: Path) -> None:
+    import json
+
+    current = tmp_path / "registry" / "current"
+    current.mkdir(parents=True)
+    (current / "selection_table.json").write_text(json.dumps({
+        "format": 1, "version": "v-test",
+        "tables": {"*": [{"op": "operator.matmul", "bounds": [], "variants": ["threads"]}]}}))
+    p = _run(tmp_path, 300, EVERYPATH_REGISTRY=str(tmp_path / "registry"))
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    rows = query(tmp_path / "lake", "SELECT variant, table_version FROM calls WHERE op = 'operator.matmul'").to_pylist()
+    # the table is in force before the first call: every matmul ran the table's variant, and says so
+    assert len(rows) == 300 and {(r["variant"], r["table_version"]) for r in rows} == {("threads", "v-test")}
