@@ -19,3 +19,5 @@ def pytest_configure(config: pytest.Config) -> None:
     import tempfile
 
     os.environ.setdefault("EVERYPATH_LAKE", tempfile.mkdtemp(prefix="everypath-test-lake-"))
+    # nor a selection table the user's own `selector retrain` promoted: tests see the built-in choices
+    os.environ.setdefault("EVERYPATH_REGISTRY", tempfile.mkdtemp(prefix="everypath-test-registry-"))
