@@ -48,6 +48,7 @@ class FunctionEmitter:
         self.spec = spec
         self.policy = policy or PathPolicy(frozenset({"loops"}))
         self.sites = sites if sites is not None else SiteTable()  # the unit's operator call sites
+        self.unit_stride: frozenset[str] = frozenset()  # arrays with last stride 1 (lowering/unit_stride.py)
         self.used_paths: set[str] = set()  # implementation paths the emitted calls use
         self.used_headers: set[str] = set()  # their headers
         self.lines: list[str] = []
@@ -344,14 +345,25 @@ class FunctionEmitter:
     def emit_for(self, n: Node) -> None:
         it = n.args[0]
         if it.op is Opcode.CALL and it.target == "builtins.range" and self._const_step(it) is not None:
-            step = self._const_step(it)
-            args = [self.value(a) for a in it.args]
-            start, stop = ("int64_t(0)", args[0]) if len(args) == 1 else (args[0], args[1])
-            k, end = self.fresh("i"), self.fresh("end")
-            self.line(f"for (int64_t {k} = {start}, {end} = {stop}; {k} {'<' if step > 0 else '>'} {end}; {k} += {step}) {{")
-            self.depth += 1
-            self.bind(n.target, (k, INT))
-            self.depth -= 1
+            from lowering.unit_stride import unit_stride_arrays
+
+            arrays = None if self.unit_stride else unit_stride_arrays(self, n)
+            if arrays:  # versioned: a vectorisable copy for unit inner strides, the general loop otherwise
+                cond = " && ".join(f"{a}.strides[{nd - 1}] == 1" for a, nd in arrays.items())
+                self.line(f"if ({cond}) {{")
+                self.depth += 1
+                self.unit_stride = frozenset(arrays)
+                self._emit_range_for(n)
+                self.unit_stride = frozenset()
+                self.depth -= 1
+                self.line("} else {")
+                self.depth += 1
+                self._emit_range_for(n)
+                self.depth -= 1
+                self.line("}")
+            else:
+                self._emit_range_for(n)
+            return
         else:
             length, elem = self.iter_source(it)
             k = self.fresh("k")
@@ -359,6 +371,20 @@ class FunctionEmitter:
             self.depth += 1
             self.bind(n.target, elem(k))
             self.depth -= 1
+        self.nested(n.blocks[0])
+        self.line("}")
+
+    def _emit_range_for(self, n: Node) -> None:
+        it = n.args[0]
+        step = self._const_step(it)
+        assert step is not None
+        args = [self.value(a) for a in it.args]
+        start, stop = ("int64_t(0)", args[0]) if len(args) == 1 else (args[0], args[1])
+        k, end = self.fresh("i"), self.fresh("end")
+        self.line(f"for (int64_t {k} = {start}, {end} = {stop}; {k} {'<' if step > 0 else '>'} {end}; {k} += {step}) {{")
+        self.depth += 1
+        self.bind(n.target, (k, INT))
+        self.depth -= 1
         self.nested(n.blocks[0])
         self.line("}")
 

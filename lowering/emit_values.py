@@ -215,8 +215,15 @@ def index_items(fe: "FunctionEmitter", idx: Node) -> list[str]:
     return [fe.value(idx)]
 
 
-def _element_accessor(fe: "FunctionEmitter", idx: Node) -> str:
-    """ep::get wraps negative indices; when every index is provably >= 0 the wrap is dropped."""
+def _element_accessor(fe: "FunctionEmitter", idx: Node, base: str = "") -> str:
+    """ep::get wraps negative indices; when every index is provably >= 0 the wrap is dropped,
+    and inside a loop versioned on unit inner strides (FunctionEmitter.unit_stride) the last
+    stride is the constant 1."""
+    acc = _element_accessor_kind(fe, idx)
+    return "ep::get_unit" if acc == "ep::get_nonneg" and base in fe.unit_stride else acc
+
+
+def _element_accessor_kind(fe: "FunctionEmitter", idx: Node) -> str:
     if idx.op is Opcode.CALL and idx.target == "ep.tuple":
         nodes = list(idx.args)
     elif idx.op is Opcode.CONST and isinstance(idx.target, tuple):
@@ -249,7 +256,7 @@ def getitem(fe: "FunctionEmitter", n: Node) -> str:
     assert isinstance(bt, ArrayT)
     items, plan = _index_parts(fe, bt, idx)
     if plan.kind == "element":
-        return f"{_element_accessor(fe, idx)}({b}, {', '.join(items)})"
+        return f"{_element_accessor(fe, idx, b)}({b}, {', '.join(items)})"
     if plan.kind == "view":
         return f"ep::view({b}{''.join(', ' + i for i in items)})"
     if plan.kind == "mask":
@@ -273,7 +280,7 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
     items, plan = _index_parts(fe, bt, idx)
     vt = fe.ty(val)
     if plan.kind == "element":
-        acc = _element_accessor(fe, idx)
+        acc = _element_accessor(fe, idx, b)
         fe.line(f"{acc}({b}, {', '.join(items)}) = {cast(v, elem_type(vt), bt.dtype) if isinstance(vt, ScalarT) else v};")
         return
     if (plan.kind == "view" and val.op is Opcode.CALL and is_inplace_array(fe, val) and val.args[0].op is Opcode.GETITEM

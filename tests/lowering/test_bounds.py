@@ -97,3 +97,22 @@ def test_sqrt_domain_check_dropped_only_where_the_argument_cannot_be_negative() 
     else:
         raise AssertionError("math.sqrt of a negative number must raise ValueError")
     assert math.isnan(f(img, np.array([np.nan, 1.0]), 1.0)[1])
+
+
+def stencil_u8(img: U8) -> np.ndarray[tuple[int, int], np.dtype[np.int32]]:
+    h, w = img.shape
+    out = np.zeros((h, w), dtype=np.int32)
+    for i in range(1, h - 1):
+        for j in range(1, w - 1):
+            out[i, j] = int(img[i - 1, j]) + int(img[i + 1, j]) - 2 * int(img[i, j + 1])
+    return out
+
+
+def test_inner_loops_are_versioned_on_unit_strides_and_agree_on_views() -> None:
+    f = everypath.compile(stencil_u8)
+    src = f.cpp_source
+    # the fast copy runs only when both arrays have unit inner strides; the general loop otherwise
+    assert "if (l_img.strides[1] == 1 && l_out.strides[1] == 1) {" in src and "ep::get_unit(l_img" in src
+    img = np.random.default_rng(3).integers(0, 256, (9, 14)).astype(np.uint8)
+    for view in (img, img[:, ::2], img[::-1, 1:], img.T, np.asfortranarray(img)):
+        assert_same_result(stencil_u8(view), f(view))

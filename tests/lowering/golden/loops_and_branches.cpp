@@ -22,43 +22,86 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
   l_s = double(0.0);
   // golden_programs.py:12
   auto v7 = int64_t(l_x.shape[0]);
-  for (int64_t i1 = int64_t(0), end2 = v7; i1 < end2; i1 += 1) {
-    l_i = i1;
-    // golden_programs.py:13
-    auto v11 = l_i;
-    auto v12 = ep::get_nonneg(l_x, v11);
-    auto v13 = l_k;
-    auto v14 = ep::sc::gt<double>(v12, static_cast<double>(v13));
-    l_bool_1 = v14;
-    auto v16 = l_bool_1;
-    if (v16) {
-      auto v18 = l_i;
-      auto v20 = ep::py::mod<int64_t>(v18, int64_t(2LL));
-      auto v22 = static_cast<bool>(ep::sc::eq<int64_t>(v20, int64_t(0LL)));
-      l_bool_1 = v22;
-    }
-    auto v24 = l_bool_1;
-    if (v24) {
-      // golden_programs.py:14
-      auto v26 = l_s;
-      auto v28 = l_i;
-      auto v29 = ep::get_nonneg(l_x, v28);
-      auto v31 = ep::sc::mul<double>(v29, double(2.0));
-      auto v32 = ep::sc::add<double>(v26, v31);
-      l_s = v32;
-    } else {
-      // golden_programs.py:15
-      auto v35 = l_i;
-      auto v36 = ep::get_nonneg(l_x, v35);
-      auto v37 = l_k;
-      auto v38 = ep::py::negative<int64_t>(v37);
-      auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));
-      if (v39) {
-        // golden_programs.py:16
-        continue;
+  if (l_x.strides[0] == 1) {
+    for (int64_t i1 = int64_t(0), end2 = v7; i1 < end2; i1 += 1) {
+      l_i = i1;
+      // golden_programs.py:13
+      auto v11 = l_i;
+      auto v12 = ep::get_unit(l_x, v11);
+      auto v13 = l_k;
+      auto v14 = ep::sc::gt<double>(v12, static_cast<double>(v13));
+      l_bool_1 = v14;
+      auto v16 = l_bool_1;
+      if (v16) {
+        auto v18 = l_i;
+        auto v20 = ep::py::mod<int64_t>(v18, int64_t(2LL));
+        auto v22 = static_cast<bool>(ep::sc::eq<int64_t>(v20, int64_t(0LL)));
+        l_bool_1 = v22;
+      }
+      auto v24 = l_bool_1;
+      if (v24) {
+        // golden_programs.py:14
+        auto v26 = l_s;
+        auto v28 = l_i;
+        auto v29 = ep::get_unit(l_x, v28);
+        auto v31 = ep::sc::mul<double>(v29, double(2.0));
+        auto v32 = ep::sc::add<double>(v26, v31);
+        l_s = v32;
       } else {
-        // golden_programs.py:18
-        break;
+        // golden_programs.py:15
+        auto v35 = l_i;
+        auto v36 = ep::get_unit(l_x, v35);
+        auto v37 = l_k;
+        auto v38 = ep::py::negative<int64_t>(v37);
+        auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));
+        if (v39) {
+          // golden_programs.py:16
+          continue;
+        } else {
+          // golden_programs.py:18
+          break;
+        }
+      }
+    }
+  } else {
+    for (int64_t i3 = int64_t(0), end4 = v7; i3 < end4; i3 += 1) {
+      l_i = i3;
+      // golden_programs.py:13
+      auto v11 = l_i;
+      auto v12 = ep::get_nonneg(l_x, v11);
+      auto v13 = l_k;
+      auto v14 = ep::sc::gt<double>(v12, static_cast<double>(v13));
+      l_bool_1 = v14;
+      auto v16 = l_bool_1;
+      if (v16) {
+        auto v18 = l_i;
+        auto v20 = ep::py::mod<int64_t>(v18, int64_t(2LL));
+        auto v22 = static_cast<bool>(ep::sc::eq<int64_t>(v20, int64_t(0LL)));
+        l_bool_1 = v22;
+      }
+      auto v24 = l_bool_1;
+      if (v24) {
+        // golden_programs.py:14
+        auto v26 = l_s;
+        auto v28 = l_i;
+        auto v29 = ep::get_nonneg(l_x, v28);
+        auto v31 = ep::sc::mul<double>(v29, double(2.0));
+        auto v32 = ep::sc::add<double>(v26, v31);
+        l_s = v32;
+      } else {
+        // golden_programs.py:15
+        auto v35 = l_i;
+        auto v36 = ep::get_nonneg(l_x, v35);
+        auto v37 = l_k;
+        auto v38 = ep::py::negative<int64_t>(v37);
+        auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));
+        if (v39) {
+          // golden_programs.py:16
+          continue;
+        } else {
+          // golden_programs.py:18
+          break;
+        }
       }
     }
   }

@@ -57,6 +57,21 @@ inline T& get_nonneg(const Array<T, N>& a, I... idx) {
   return a.data[off];
 }
 
+// get_nonneg inside a loop the generated code entered only after checking that the
+// array's last stride is 1: a constant unit stride lets g++ vectorise stencil loops.
+template <class T, int N, class... I>
+inline T& get_unit(const Array<T, N>& a, I... idx) {
+#ifdef EP_CHECKED
+  return get_nonneg(a, idx...);
+#else
+  static_assert(sizeof...(I) == N, "element access needs one index per axis");
+  index_t off = 0;
+  int k = 0;
+  ((off += static_cast<index_t>(idx) * (k == N - 1 ? index_t(1) : a.strides[k]), ++k), ...);
+  return a.data[off];
+#endif
+}
+
 // list / tuple-like element access with Python's wrap and IndexError
 template <class T>
 inline list_slot_t<T>& list_get(const List<T>& l, index_t i) {

@@ -1,0 +1,66 @@
+"""Loop versioning on unit inner strides.
+
+Arrays arrive as views with run-time strides, so in `for j in range(1, w - 1): out[i, j] =
+img[i - 1, j + 1] + ...` g++ sees strided loads of unknown stride and does not vectorise.
+An innermost `for` over a range whose body only reads and writes array elements (and does
+scalar arithmetic) is emitted twice: behind `if (a.strides[N-1] == 1 && ...)` with the last
+stride the constant 1 (ep::get_unit), and the general loop after `else`. Results are the same
+either way; only the contiguous case gets faster (the common one: fresh arrays and NumPy
+arguments are C-contiguous).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lowering.indexing import plan_array_index
+from lowering.types import ArrayT, ScalarT
+from tracer.ir import Node, Opcode
+
+if TYPE_CHECKING:
+    from lowering.emit import FunctionEmitter
+
+_ALLOWED = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.STORE, Opcode.GETITEM, Opcode.SETITEM, Opcode.CALL,
+                      Opcode.IF, Opcode.BREAK, Opcode.CONTINUE})
+
+
+def _array_name(n: Node) -> str | None:
+    if n.op is Opcode.LOAD and isinstance(n.target, str):
+        return "l_" + n.target.replace("$", "_")
+    if n.op is Opcode.PARAM:
+        return "a_" + n.target
+    return None
+
+
+def unit_stride_arrays(fe: "FunctionEmitter", loop: Node) -> dict[str, int] | None:
+    """{C++ array name: ndim} to check before the fast version of loop, or None when the
+    loop is not a candidate (nested loops, array-valued calls, wrapping indices, ...)."""
+    from lowering.emit_values import _element_accessor_kind
+
+    arrays: dict[str, int] = {}
+    stored: set[str] = set()
+    for n in loop.blocks[0].walk():
+        if n.op not in _ALLOWED:
+            return None
+        if n.op is Opcode.STORE:
+            stored.add("l_" + str(n.target).replace("$", "_"))
+        elif n.op is Opcode.CALL:
+            result_ok = isinstance(fe.ty(n), ScalarT) or n.target == "ep.tuple"  # tuples: element indices
+            if not isinstance(n.target, str) or any(not isinstance(fe.ty(a), ScalarT) for a in n.args) \
+                    or n.kwargs or not result_ok:
+                return None  # only scalar arithmetic: no operator call sites, no user calls
+        elif n.op in (Opcode.GETITEM, Opcode.SETITEM):
+            base, idx = n.args[0], n.args[1]
+            bt = fe.ty(base)
+            if not isinstance(bt, ArrayT):
+                continue  # tuples, lists
+            name = _array_name(base)
+            try:
+                kind = plan_array_index(bt, fe.spec.type_of(idx)).kind
+            except Exception:
+                return None
+            if name is None or kind != "element" or _element_accessor_kind(fe, idx) != "ep::get_nonneg":
+                return None
+            arrays[name] = bt.ndim
+    if not arrays or stored & set(arrays):
+        return None
+    return arrays
