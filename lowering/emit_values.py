@@ -256,7 +256,7 @@ def getitem(fe: "FunctionEmitter", n: Node) -> str:
     assert isinstance(bt, ArrayT)
     items, plan = _index_parts(fe, bt, idx)
     if plan.kind == "element":
-        return f"{_element_accessor(fe, idx, b)}({b}, {', '.join(items)})"
+        return f"{_element_accessor(fe, idx, b)}({', '.join([b, *items])})"  # x[()] of a 0-d array: no index
     if plan.kind == "view":
         return f"ep::view({b}{''.join(', ' + i for i in items)})"
     if plan.kind == "mask":
@@ -281,7 +281,7 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
     vt = fe.ty(val)
     if plan.kind == "element":
         acc = _element_accessor(fe, idx, b)
-        fe.line(f"{acc}({b}, {', '.join(items)}) = {cast(v, elem_type(vt), bt.dtype) if isinstance(vt, ScalarT) else v};")
+        fe.line(f"{acc}({', '.join([b, *items])}) = {cast(v, elem_type(vt), bt.dtype) if isinstance(vt, ScalarT) else v};")
         return
     if (plan.kind == "view" and val.op is Opcode.CALL and is_inplace_array(fe, val) and val.args[0].op is Opcode.GETITEM
             and val.args[0].args[0] is base and val.args[0].args[1] is idx):

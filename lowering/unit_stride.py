@@ -60,7 +60,8 @@ def unit_stride_arrays(fe: "FunctionEmitter", loop: Node) -> dict[str, int] | No
                 return None
             if name is None or kind != "element" or _element_accessor_kind(fe, idx) != "ep::get_nonneg":
                 return None
-            arrays[name] = bt.ndim
+            if bt.ndim > 0:  # a 0-d element has no stride to check
+                arrays[name] = bt.ndim
     if not arrays or stored & set(arrays):
         return None
     return arrays

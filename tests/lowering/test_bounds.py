@@ -116,3 +116,18 @@ def test_inner_loops_are_versioned_on_unit_strides_and_agree_on_views() -> None:
     img = np.random.default_rng(3).integers(0, 256, (9, 14)).astype(np.uint8)
     for view in (img, img[:, ::2], img[::-1, 1:], img.T, np.asfortranarray(img)):
         assert_same_result(stencil_u8(view), f(view))
+
+
+def zero_d(x: np.ndarray[tuple[()], np.dtype[np.float64]], y: V) -> float:
+    s = 0.0
+    for i in range(y.shape[0]):
+        s += x[()] * y[i]
+    x[()] = s  # a 0-d element written in place, visible to the caller
+    return s
+
+
+def test_zero_d_elements_in_versioned_loops() -> None:
+    x, y = np.array(2.0), np.arange(5.0)
+    xc = x.copy()
+    assert_same_result(zero_d(xc, y), everypath.compile(zero_d)(x, y))
+    assert x[()] == xc[()] == 20.0
