@@ -2,8 +2,8 @@
 
 Arrays arrive as views with run-time strides, so in `for j in range(1, w - 1): out[i, j] =
 img[i - 1, j + 1] + ...` g++ sees strided loads of unknown stride and does not vectorise.
-An innermost `for` over a range whose body only reads and writes array elements (and does
-scalar arithmetic) is emitted twice: behind `if (a.strides[N-1] == 1 && ...)` with the last
+An innermost `for` over a range (or one whose only inner loops have constant trip counts, which
+g++ unrolls) whose body only reads and writes array elements and does scalar arithmetic is emitted twice: behind `if (a.strides[N-1] == 1 && ...)` with the last
 stride the constant 1 (ep::get_unit), and the general loop after `else`. Results are the same
 either way; only the contiguous case gets faster (the common one: fresh arrays and NumPy
 arguments are C-contiguous).
@@ -20,7 +20,12 @@ if TYPE_CHECKING:
     from lowering.emit import FunctionEmitter
 
 _ALLOWED = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.STORE, Opcode.GETITEM, Opcode.SETITEM, Opcode.CALL,
-                      Opcode.IF, Opcode.BREAK, Opcode.CONTINUE})
+                      Opcode.IF, Opcode.BREAK, Opcode.CONTINUE, Opcode.FOR})
+
+
+def _constant_range(n: Node) -> bool:
+    """range(3), range(-1, 2): a loop g++ unrolls completely, so the loop around it is the one to vectorise."""
+    return n.op is Opcode.CALL and n.target == "builtins.range" and all(a.op is Opcode.CONST for a in n.args)
 
 
 def _array_name(n: Node) -> str | None:
@@ -43,7 +48,12 @@ def unit_stride_arrays(fe: "FunctionEmitter", loop: Node) -> dict[str, int] | No
             return None
         if n.op is Opcode.STORE:
             stored.add("l_" + str(n.target).replace("$", "_"))
+        elif n.op is Opcode.FOR:
+            if not _constant_range(n.args[0]):
+                return None  # a loop nest: only the innermost loop is versioned
         elif n.op is Opcode.CALL:
+            if _constant_range(n):
+                continue
             result_ok = isinstance(fe.ty(n), ScalarT) or n.target == "ep.tuple"  # tuples: element indices
             if not isinstance(n.target, str) or any(not isinstance(fe.ty(a), ScalarT) for a in n.args) \
                     or n.kwargs or not result_ok:

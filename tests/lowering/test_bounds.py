@@ -131,3 +131,26 @@ def test_zero_d_elements_in_versioned_loops() -> None:
     xc = x.copy()
     assert_same_result(zero_d(xc, y), everypath.compile(zero_d)(x, y))
     assert x[()] == xc[()] == 20.0
+
+
+def conv3(img: M, k: M) -> M:
+    h, w = img.shape
+    out = np.zeros((max(h - 2, 0), max(w - 2, 0)))
+    for i in range(h - 2):
+        for j in range(w - 2):
+            acc = 0.0
+            for di in range(3):  # constant trips: g++ unrolls them, the j loop is the versioned one
+                for dj in range(3):
+                    acc += img[i + di, j + dj] * k[di, dj]
+            out[i, j] = acc
+    return out
+
+
+def test_loops_around_constant_trip_loops_are_versioned() -> None:
+    f = everypath.compile(conv3)
+    assert "if (l_img.strides[1] == 1 && l_k.strides[1] == 1 && l_out.strides[1] == 1) {" in f.cpp_source
+    rng = np.random.default_rng(5)
+    img, k = rng.random((11, 17)), rng.random((3, 3))
+    for a in (img, img[:, ::2], img.T):
+        assert_same_result(conv3(a, k), f(a, k))
+    assert_same_result(conv3(img[:2, :2], k), f(img[:2, :2], k))  # empty result
