@@ -31,6 +31,7 @@ class SiteCatalog:
     """The process's call sites, in the hub's id order (grows as libraries load)."""
 
     sites: list[CallSite] = field(default_factory=list)
+    dropped: int = 0  # records lost to full rings in this process (sampling bounds this; see docs)
 
     def refresh(self, runtime: Any) -> list[CallSite]:
         for function, op, call_site, dtype, variants in runtime.telemetry_sites(len(self.sites)):
@@ -42,7 +43,10 @@ def drain(runtime: Any, catalog: SiteCatalog) -> tuple[RawCalls, list[CallSite]]
     """Everything recorded since the last drain (None when nothing was)."""
     d = runtime.telemetry_drain()
     if d["dropped"]:
-        log.warning("telemetry: %d records dropped (a ring buffer was full between flushes)", d["dropped"])
+        if not catalog.dropped:  # once per process: a hot loop of tiny calls would say it every drain
+            log.warning("telemetry: records dropped because a thread's ring filled between drains "
+                        "(EVERYPATH_TELEMETRY_SAMPLE lowers the rate); counting them from now on")
+        catalog.dropped += int(d["dropped"])
     if len(d["site"]) == 0:
         return None
     versions = np.array([v or None for v in runtime.telemetry_table_versions()], dtype=object)
