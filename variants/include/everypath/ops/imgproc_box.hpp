@@ -48,6 +48,27 @@ void box_row(const T* sp, const std::vector<index_t>& xt, index_t cols, index_t 
 
 }  // namespace cvk
 
+namespace cvk {
+// OpenCV's fixed-point mean of a uint8 box of 2..256 pixels: (sum + dd) * ds >> 23. Area 1
+// is a copy (no rounding offset); {1, 0} also stands for "not in use".
+struct BoxU8Scale {
+  int ds = 1, dd = 0;
+};
+
+inline BoxU8Scale box_u8_scale(index_t area) {
+  BoxU8Scale k;
+  if (area <= 1 || area > 256) return k;
+  const int dv = cv_round(double(area));
+  double scalef = double(1 << 23) / dv;
+  k.ds = cv_floor(scalef);
+  scalef -= k.ds;
+  k.dd = dv / 2;
+  if (scalef < 0.5) k.dd++;
+  else k.ds++;
+  return k;
+}
+}  // namespace cvk
+
 template <class T, int N>
 Array<T, N> cv_box_filter(const Array<T, N>& src, cvk::Size2 ksize, cvk::Size2 anchor, bool normalize, int border) {
   Array<T, N> keep;
@@ -74,16 +95,8 @@ Array<T, N> cv_box_filter(const Array<T, N>& src, cvk::Size2 ksize, cvk::Size2 a
     else cvk::box_row<S>(s.row(yt[r]), xt, s.cols, s.cn, kw, rp);
   }
   const double scale = normalize ? 1. / double(area) : 1.;
-  int ds = 1, dd = 0;  // uint8 <= 256 pixels: (s + dd) * ds >> 23
-  if (u8 && area > 1 && area <= 256 && normalize) {  // area 1 is a copy: no rounding offset
-    const int dv = cvk::cv_round(1. / scale);
-    double scalef = double(1 << 23) / dv;
-    ds = cvk::cv_floor(scalef);
-    scalef -= ds;
-    dd = dv / 2;
-    if (scalef < 0.5) dd++;
-    else ds++;
-  }
+  const cvk::BoxU8Scale fixed = u8 && normalize ? cvk::box_u8_scale(area) : cvk::BoxU8Scale{};
+  const int ds = fixed.ds, dd = fixed.dd;
   const index_t vec_end = w & ~index_t(7);
   std::vector<S> sum(static_cast<size_t>(w), S(0));
   for (index_t r = 0; r < kh - 1; ++r)

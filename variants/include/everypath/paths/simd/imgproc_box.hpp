@@ -86,16 +86,9 @@ Array<T, N> cv_box_filter(const Array<T, N>& src, cvk::Size2 ksize, cvk::Size2 a
       return sums.data() + sy * w;
     };
     const double scale = normalize ? 1. / double(area) : 1.;
-    int ds = 1, dd = 0;  // uint8 <= 256 pixels: (s + dd) * ds >> 23, as the loops path
-    if (u8 && area > 1 && area <= 256 && normalize) {  // area 1 is a copy: no rounding offset
-      const int dv = cvk::cv_round(1. / scale);
-      double scalef = double(1 << 23) / dv;
-      ds = cvk::cv_floor(scalef);
-      scalef -= ds;
-      dd = dv / 2;
-      if (scalef < 0.5) dd++;
-      else ds++;
-    }
+    // uint8 boxes of 2..256 pixels: (s + dd) * ds >> 23, as the loops path
+    const cvk::BoxU8Scale fixed = u8 && normalize ? cvk::box_u8_scale(area) : cvk::BoxU8Scale{};
+    const int ds = fixed.ds, dd = fixed.dd;
     const index_t vec_end = w & ~index_t(7);
     std::vector<S> sum(static_cast<size_t>(w), S(0)), v(static_cast<size_t>(w));
     std::vector<float> f(static_cast<size_t>(vec_end));  // uint8 sums scaled in float (the loops path's vector part)
