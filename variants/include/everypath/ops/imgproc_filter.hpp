@@ -106,6 +106,35 @@ inline index_t gaussian_size(index_t ksize, double sigma, bool u8) {
   return ksize;
 }
 
+// GaussianBlur's kernel sizes and weights for an image of rows x cols, with OpenCV's checks
+// (every path computes them the same way; kx/ky stay empty when the blur is a copy)
+struct GaussianPlan {
+  index_t kw = 1, kh = 1;
+  std::vector<double> kx, ky;
+  bool copy() const { return kw == 1 && kh == 1; }
+};
+
+inline GaussianPlan gaussian_plan(index_t rows, index_t cols, Size2 ksize, double sigma1, double sigma2, int border,
+                                  bool u8) {
+  GaussianPlan p;
+  index_t kw = ksize.width, kh = ksize.height;
+  if (border != BORDER_CONSTANT) {
+    if (rows == 1) kh = 1;
+    if (cols == 1) kw = 1;
+  }
+  if (sigma2 <= 0) sigma2 = sigma1;
+  p.kw = gaussian_size(kw, sigma1, u8);
+  p.kh = gaussian_size(kh, sigma2, u8);
+  cv_assert(p.kw > 0 && p.kw % 2 == 1 && p.kh > 0 && p.kh % 2 == 1,
+            "ksize.width > 0 && ksize.width % 2 == 1 && ksize.height > 0 && ksize.height % 2 == 1",
+            "createGaussianKernels");
+  if (!p.copy()) {
+    p.kx = gaussian_kernel(p.kw, std::max(sigma1, 0.));
+    p.ky = gaussian_kernel(p.kh, std::max(sigma2, 0.));
+  }
+  return p;
+}
+
 }  // namespace cvk
 
 template <class T, int N>
@@ -115,23 +144,15 @@ Array<T, N> cv_gaussian_blur(const Array<T, N>& src, cvk::Size2 ksize, double si
   cvk::cv_assert(s.rows > 0 && s.cols > 0, "!_src.empty()", "GaussianBlur");
   auto out = cvk::new_image<T, N>(s.rows, s.cols, s.cn);
   auto d = cvk::image_of(out);
-  index_t kw = ksize.width, kh = ksize.height;
-  if (border != cvk::BORDER_CONSTANT) {
-    if (s.rows == 1) kh = 1;
-    if (s.cols == 1) kw = 1;
-  }
-  if (sigma2 <= 0) sigma2 = sigma1;
   constexpr bool fixed = std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t>;
-  kw = cvk::gaussian_size(kw, sigma1, std::is_same_v<T, uint8_t>);
-  kh = cvk::gaussian_size(kh, sigma2, std::is_same_v<T, uint8_t>);
-  cvk::cv_assert(kw > 0 && kw % 2 == 1 && kh > 0 && kh % 2 == 1,
-                 "ksize.width > 0 && ksize.width % 2 == 1 && ksize.height > 0 && ksize.height % 2 == 1",
-                 "createGaussianKernels");
-  if (kw == 1 && kh == 1) {
+  const auto plan = cvk::gaussian_plan(s.rows, s.cols, ksize, sigma1, sigma2, border, std::is_same_v<T, uint8_t>);
+  if (plan.copy()) {
     for (index_t y = 0; y < s.rows; ++y) std::copy(s.row(y), s.row(y) + s.width(), d.row(y));
     return out;
   }
-  const auto kx = cvk::gaussian_kernel(kw, std::max(sigma1, 0.)), ky = cvk::gaussian_kernel(kh, std::max(sigma2, 0.));
+  const index_t kw = plan.kw, kh = plan.kh;
+  const auto& kx = plan.kx;
+  const auto& ky = plan.ky;
   if constexpr (fixed) {  // 8 (uint8) or 16 (uint16) fractional bits per pass, rounded once at the end
     constexpr int bits = std::is_same_v<T, uint8_t> ? 8 : 16;
     const auto fx = cvk::fixed_kernel(kx, bits), fy = cvk::fixed_kernel(ky, bits);

@@ -24,28 +24,20 @@ Array<T, N> cv_gaussian_blur(const Array<T, N>& src, cvk::Size2 ksize, double si
   if constexpr (!u8 && !std::is_same_v<T, float>) {
     return ep::cv_gaussian_blur(src, ksize, sigma1, sigma2, border);
   } else {
-    // the same checks and kernel sizes as ep::cv_gaussian_blur
+    // the same checks, kernel sizes and weights as ep::cv_gaussian_blur (cvk::gaussian_plan)
     Array<T, N> keep;
     auto s = cvk::in_image(src, keep, "GaussianBlur");
     cvk::cv_assert(s.rows > 0 && s.cols > 0, "!_src.empty()", "GaussianBlur");
     auto out = cvk::new_image<T, N>(s.rows, s.cols, s.cn);
     auto d = cvk::image_of(out);
-    index_t kw = ksize.width, kh = ksize.height;
-    if (border != cvk::BORDER_CONSTANT) {
-      if (s.rows == 1) kh = 1;
-      if (s.cols == 1) kw = 1;
-    }
-    if (sigma2 <= 0) sigma2 = sigma1;
-    kw = cvk::gaussian_size(kw, sigma1, u8);
-    kh = cvk::gaussian_size(kh, sigma2, u8);
-    cvk::cv_assert(kw > 0 && kw % 2 == 1 && kh > 0 && kh % 2 == 1,
-                   "ksize.width > 0 && ksize.width % 2 == 1 && ksize.height > 0 && ksize.height % 2 == 1",
-                   "createGaussianKernels");
-    if (kw == 1 && kh == 1) {
+    const auto plan = cvk::gaussian_plan(s.rows, s.cols, ksize, sigma1, sigma2, border, u8);
+    if (plan.copy()) {
       for (index_t y = 0; y < s.rows; ++y) std::copy(s.row(y), s.row(y) + s.width(), d.row(y));
       return out;
     }
-    const auto kx = cvk::gaussian_kernel(kw, std::max(sigma1, 0.)), ky = cvk::gaussian_kernel(kh, std::max(sigma2, 0.));
+    const index_t kw = plan.kw, kh = plan.kh;
+    const auto& kx = plan.kx;
+    const auto& ky = plan.ky;
     const index_t w = s.width();
     if constexpr (u8) {  // 8 fractional bits per pass: row sums <= 255 * 256, column sums < 2^24
       const auto fx = cvk::fixed_kernel(kx, 8), fy = cvk::fixed_kernel(ky, 8);

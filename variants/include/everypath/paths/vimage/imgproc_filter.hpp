@@ -24,16 +24,13 @@ template <class T, int N>
 Array<T, N> cv_gaussian_blur(const Array<T, N>& src, cvk::Size2 ksize, double sigma1, double sigma2, int border) {
   if constexpr (N == 2 && planar_v<T>) {
     if (src.size() > 0) {
-      index_t kw = ksize.width, kh = ksize.height;
-      if (border != cvk::BORDER_CONSTANT) {  // as the loops path: a 1-pixel side needs no taps across it
-        if (src.shape[0] == 1) kh = 1;
-        if (src.shape[1] == 1) kw = 1;
-      }
-      const double s2 = sigma2 <= 0 ? sigma1 : sigma2;
-      kw = cvk::gaussian_size(kw, sigma1, std::is_same_v<T, uint8_t>);
-      kh = cvk::gaussian_size(kh, s2, std::is_same_v<T, uint8_t>);
-      if (kw > 0 && kh > 0 && kw % 2 == 1 && kh % 2 == 1 && kw * kh > 1) {
-        const auto kx = cvk::gaussian_kernel(kw, std::max(sigma1, 0.)), ky = cvk::gaussian_kernel(kh, std::max(s2, 0.));
+      // sizes, weights and OpenCV's errors exactly as the loops path computes them
+      const auto plan = cvk::gaussian_plan(src.shape[0], src.shape[1], ksize, sigma1, sigma2, border,
+                                           std::is_same_v<T, uint8_t>);
+      if (!plan.copy()) {
+        const index_t kw = plan.kw, kh = plan.kh;
+        const auto& kx = plan.kx;
+        const auto& ky = plan.ky;
         Array<T, N> keep;
         auto s = cvk::in_image(src, keep, "GaussianBlur");
         const vImage_Buffer sb = buffer(s, s.cols);
