@@ -29,8 +29,11 @@ def _constant_range(n: Node) -> bool:
 
 
 def _array_name(n: Node) -> str | None:
+    """The C++ name the emitter gives the array (lowering.emit.ident for locals)."""
+    from lowering.emit import ident
+
     if n.op is Opcode.LOAD and isinstance(n.target, str):
-        return "l_" + n.target.replace("$", "_")
+        return ident(n.target)
     if n.op is Opcode.PARAM:
         return "a_" + n.target
     return None
@@ -39,6 +42,7 @@ def _array_name(n: Node) -> str | None:
 def unit_stride_arrays(fe: "FunctionEmitter", loop: Node) -> dict[str, int] | None:
     """{C++ array name: ndim} to check before the fast version of loop, or None when the
     loop is not a candidate (nested loops, array-valued calls, wrapping indices, ...)."""
+    from lowering.emit import ident
     from lowering.emit_values import _element_accessor_kind
 
     arrays: dict[str, int] = {}
@@ -47,7 +51,7 @@ def unit_stride_arrays(fe: "FunctionEmitter", loop: Node) -> dict[str, int] | No
         if n.op not in _ALLOWED:
             return None
         if n.op is Opcode.STORE:
-            stored.add("l_" + str(n.target).replace("$", "_"))
+            stored.add(ident(str(n.target)))
         elif n.op is Opcode.FOR:
             if not _constant_range(n.args[0]):
                 return None  # a loop nest: only the innermost loop is versioned
