@@ -51,7 +51,7 @@ def drain(runtime: Any, catalog: SiteCatalog) -> tuple[RawCalls, list[CallSite]]
         return None
     versions = np.array([v or None for v in runtime.telemetry_table_versions()], dtype=object)
     raw = RawCalls(ts_ns=d["ts_ns"], latency_ns=d["latency_ns"], site=d["site"], variant=d["variant"],
-                   ndim=d["ndim"], shape=np.asarray(d["shape"]).reshape(-1, 4), n_elements=d["n_elements"],
+                   ndim=d["ndim"], shape=d["shape"], n_elements=d["n_elements"],  # (n, MAX_DIMS) already
                    threads=d["threads"], explore=d["explore"], propensity=d["propensity"],
                    table_version=versions[d["table"]])
     return raw, catalog.refresh(runtime)
