@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 PIP := .venv/bin/pip
 STAMP := .venv/.installed
-DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev
+DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev chromium
 export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
 
 .PHONY: setup demo test test-fast bench lint clean

@@ -19,10 +19,13 @@ def _mount() -> None:
 
     from telemetry.cli import telemetry_group
 
+    from selector.autotune_cli import autotune_cmd
     from selector.cli import selector_group  # also adds `telemetry simulate`
+    from dashboard.cli import dashboard_cmd
 
-    for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group, selector_group):
+    for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group, selector_group, autotune_cmd):
         main.add_command(cmd)
+    main.add_command(dashboard_cmd)
 
 
 _mount()

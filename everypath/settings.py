@@ -59,6 +59,9 @@ class Settings:
     selection_table: Path | None = None  # telemetry/table.py format; None: the built-in thresholds choose
     collector_token: str | None = None
     registry: Path = field(default_factory=_default_registry)  # selector models (docs/selector.md)
+    # a restricted view of this host recorded as a device of its own ("+x86-64-v2+1t": telemetry/device.py
+    # DeviceVariant); `everypath autotune --isa/--threads` sets it for the processes it starts
+    device_variant: str = ""
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> "Settings":
@@ -94,6 +97,11 @@ class Settings:
             s = replace(s, collector_token=e["EVERYPATH_COLLECTOR_TOKEN"])
         if e.get("EVERYPATH_REGISTRY"):
             s = replace(s, registry=Path(e["EVERYPATH_REGISTRY"]))
+        if e.get("EVERYPATH_DEVICE_VARIANT"):
+            from telemetry.device import DeviceVariant
+
+            DeviceVariant.parse(e["EVERYPATH_DEVICE_VARIANT"])  # refuse a bad label here, where it is read
+            s = replace(s, device_variant=e["EVERYPATH_DEVICE_VARIANT"])
         return s
 
     def apply_openmp_defaults(self) -> None:

@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 # psABI x86-64 micro-architecture levels, by /proc/cpuinfo flag names
@@ -162,8 +163,71 @@ def device_class(fields: dict[str, object]) -> str:
     return hashlib.sha256(json.dumps(feats, sort_keys=True).encode()).hexdigest()[:12]
 
 
-def device_fields(runtime: str = "cpython-extension", lake_root: Path | None = None) -> dict[str, object]:
-    """The DEVICE_FIELDS values for this host (computed once per process and lake)."""
+# the RELEVANT_FLAGS each psABI level may use (a build for a level sees no flag of a higher one)
+_LEVEL_FLAGS = {
+    "x86-64-v1": set(),
+    "x86-64-v2": {"sse4_2"},
+    "x86-64-v3": {"sse4_2", "avx", "avx2", "fma", "f16c", "bmi2"},
+    "x86-64-v4": {"sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512dq",
+                  "avx512cd"},
+}
+
+
+@dataclass(frozen=True)
+class DeviceVariant:
+    """A restricted view of this host that `everypath autotune` measures as a device of its own:
+    code built for a lower ISA level and/or OpenMP teams of fewer threads. Its rows say so:
+    isa_level/isa_flags/cores describe what the code could use, and the device_id carries the
+    label (e.g. "<id>+x86-64-v2+1t"), so they never pass for a different machine."""
+
+    isa_level: str | None = None  # x86-64-v1..v4 (None: this host's own)
+    threads: int | None = None  # OpenMP threads (None: all)
+
+    @property
+    def label(self) -> str:
+        return "".join(f"+{p}" for p in (self.isa_level, f"{self.threads}t" if self.threads else None) if p)
+
+    @staticmethod
+    def parse(text: str) -> "DeviceVariant":
+        """From a label as `label` writes it ("+x86-64-v2+1t", "+4t"; empty: the host itself)."""
+        isa, threads = None, None
+        for part in filter(None, text.split("+")):
+            if part in _LEVEL_FLAGS:
+                isa = part
+            elif part.endswith("t") and part[:-1].isdigit() and int(part[:-1]) > 0:
+                threads = int(part[:-1])
+            else:
+                raise ValueError(f"device variant {text!r}: {part!r} is neither an x86-64 level "
+                                 f"({', '.join(_LEVEL_FLAGS)}) nor a thread count like '1t'")
+        return DeviceVariant(isa, threads)
+
+
+def restrict(fields: dict[str, object], variant: DeviceVariant) -> dict[str, object]:
+    """The device fields of `variant` of the host described by fields (a new class and id)."""
+    out = dict(fields)
+    if variant.isa_level is not None:
+        if fields.get("arch") != "x86_64":
+            raise ValueError(f"device variant {variant.label}: ISA levels are x86-64 levels, this host is "
+                             f"{fields.get('arch')}")
+        host = str(fields.get("isa_level") or "x86-64-v1")
+        if variant.isa_level > host:  # "x86-64-vN" strings order like their levels
+            raise ValueError(f"device variant {variant.label}: this host supports up to {host}")
+        allowed = _LEVEL_FLAGS[variant.isa_level]
+        out["isa_level"] = variant.isa_level
+        out["isa_flags"] = " ".join(f for f in str(fields.get("isa_flags") or "").split() if f in allowed)
+    if variant.threads is not None:
+        out["cores"] = min(variant.threads, int(fields.get("cores") or variant.threads))
+    out["device_class"] = device_class(out)
+    out["device_id"] = f"{fields['device_id']}{variant.label}"
+    return out
+
+
+def device_fields(runtime: str = "cpython-extension", lake_root: Path | None = None,
+                  variant: DeviceVariant | None = None) -> dict[str, object]:
+    """The DEVICE_FIELDS values for this host (computed once per process and lake), or for a
+    restricted variant of it."""
+    if variant is not None and variant.label:
+        return restrict(device_fields(runtime, lake_root), variant)
     if lake_root is None:
         from everypath.settings import Settings
 

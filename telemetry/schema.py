@@ -50,6 +50,16 @@ CALL_FIELDS: tuple[pa.Field, ...] = (
 CALLS_SCHEMA = pa.schema([*CALL_FIELDS, *DEVICE_FIELDS],
                          metadata={b"everypath.schema": b"calls", b"everypath.schema_version": str(SCHEMA_VERSION).encode()})
 
+# `everypath autotune` run summaries (lake/autotune/<run_id>.parquet): one row per function, call
+# site, variant and grid size with the median of its recorded calls, or why the variant failed
+AUTOTUNE_SCHEMA = pa.schema([
+    ("run_id", pa.string()), ("ts", pa.timestamp("ns", tz="UTC")), ("device_id", pa.string()),
+    ("device_class", pa.string()), ("function", pa.string()), ("op", pa.string()), ("call_site", pa.string()),
+    ("variant", pa.string()), ("size", pa.int64()), ("n_elements", pa.int64()), ("dtype", pa.string()),
+    ("repeats", pa.int32()), ("median_ns", pa.float64()), ("status", pa.string()),  # ok | failed | input-error
+    ("error", pa.string()),
+], metadata={b"everypath.schema": b"autotune", b"everypath.schema_version": str(SCHEMA_VERSION).encode()})
+
 # hive partition columns of the lake (directory names, not stored in the files)
 PARTITION_KEYS = ("date", "device_class")
 

@@ -5,6 +5,7 @@ op_latency per op, variant, device_class, dtype: n, p50/p95/p99 (one quantile_co
 daily      per date, op, variant, device_class, function: n, p50/p95/p99, sum; closed dates come
            from the roll-ups written by compaction, open dates from raw rows (never both)
 trend      hourly p50 per op and variant
+autotune   `everypath autotune` run summaries: medians per call site, variant and size; failures as rows
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from telemetry.lake import FILE_SCHEMA, Lake
+from telemetry.schema import AUTOTUNE_SCHEMA
 
 ROLLUP_SCHEMA = pa.schema([
     ("op", pa.string()), ("variant", pa.string()), ("device_class", pa.string()), ("function", pa.string()),
@@ -65,6 +67,13 @@ def connect(lake: Lake | Path | str, *, validate: bool = True) -> duckdb.DuckDBP
     else:
         rollups = _empty(con, "_empty_rollups", ROLLUP_SCHEMA.append(pa.field("date", pa.date32())))
     con.execute(f"CREATE VIEW rollups_daily AS {rollups}")
+    # `everypath autotune` run summaries (medians, failures kept as rows): selector/autotune.py
+    runs = sorted((lake.root / "autotune").glob("*.parquet"))
+    if runs:
+        con.execute(f"CREATE VIEW autotune AS SELECT * FROM read_parquet({_quote(str(lake.root / 'autotune' / '*.parquet'))}, "
+                    "union_by_name = true)")
+    else:
+        con.execute(f"CREATE VIEW autotune AS {_empty(con, '_empty_autotune', AUTOTUNE_SCHEMA)}")
     con.execute("""CREATE VIEW op_latency AS
         SELECT op, variant, device_class, dtype, n, q[1] AS p50, q[2] AS p95, q[3] AS p99, mean
         FROM (SELECT op, variant, device_class, dtype, count(*) AS n,
