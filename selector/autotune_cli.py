@@ -118,7 +118,7 @@ def _child(argv: list[str], march: str, level: str | None, threads: int | None) 
 
     env = dict(os.environ, EVERYPATH_MARCH=march, EVERYPATH_DEVICE_VARIANT=DeviceVariant(level, threads).label)
     if threads is not None:
-        env["OMP_NUM_THREADS"] = str(threads)
+        env["OMP_NUM_THREADS"] = env["OPENBLAS_NUM_THREADS"] = str(threads)  # OpenMP teams and OpenBLAS's own
     return subprocess.run([sys.executable, "-m", "everypath.cli", "autotune", *argv, "--here", "--json"],
                           env=env, capture_output=True, text=True)
 

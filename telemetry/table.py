@@ -10,7 +10,10 @@ File format (JSON, ``"format": 1``)::
 
 ``variants[i]`` serves calls whose largest operand has fewer than ``bounds[i]`` elements,
 the last one everything larger; a variant a call site was not built with is no choice
-there (the built-in thresholds decide, and the record says so). ``"*"`` is the table for
+there (the built-in thresholds decide, and the record says so). An optional ``"topk"`` gives, per
+variant slot, the variants exploration may try (the selector's predicted best few): with
+``EVERYPATH_EXPLORE`` = ε a call explores with probability ε, uniformly among those (the
+greedy choice included), so exploration never runs a variant predicted to be poor there. ``"*"`` is the table for
 device classes the file does not name. Without a table the built-in thresholds (each
 variant's measured ``min_work``) choose.
 """
@@ -32,6 +35,7 @@ class Entry:
     op: str
     bounds: tuple[int, ...]
     variants: tuple[str, ...]
+    topk: tuple[tuple[str, ...], ...] = ()  # per slot, the variants exploration may try (empty: all)
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class SelectionTable:
     entries: tuple[Entry, ...]
 
     def as_runtime(self) -> list[tuple[str, list[int], list[str]]]:
-        return [(e.op, list(e.bounds), list(e.variants)) for e in self.entries]
+        return [(e.op, list(e.bounds), list(e.variants), [list(t) for t in e.topk]) for e in self.entries]
 
 
 def _entry(where: str, i: int, e: object) -> Entry:
@@ -56,7 +60,13 @@ def _entry(where: str, i: int, e: object) -> Entry:
     if len(variants) != len(bounds) + 1:
         raise TableError(f"{where}: entry {i} ({e['op']}): {len(variants)} variants for {len(bounds)} bounds "
                          "(needs one more variant than bounds)")
-    return Entry(e["op"], tuple(bounds), tuple(variants))
+    topk = e.get("topk", [])
+    if not (isinstance(topk, list) and all(isinstance(t, list) and all(isinstance(v, str) for v in t) for t in topk)):
+        raise TableError(f"{where}: entry {i} ({e['op']}): 'topk' must be a list of lists of path names")
+    if topk and len(topk) != len(variants):
+        raise TableError(f"{where}: entry {i} ({e['op']}): 'topk' needs one list per variant ({len(variants)}), "
+                         f"has {len(topk)}")
+    return Entry(e["op"], tuple(bounds), tuple(variants), tuple(tuple(t) for t in topk))
 
 
 def load_table(path: Path, device_class: str) -> SelectionTable | None:

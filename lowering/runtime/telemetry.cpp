@@ -76,15 +76,19 @@ void def_telemetry(py::module_& m) {
           auto t = e.cast<py::tuple>();
           table.push_back({t[0].cast<std::string>(), t[1].cast<std::vector<ep::index_t>>(),
                            t[2].cast<std::vector<std::string>>()});
+          if (t.size() > 3) table.back().topk = t[3].cast<std::vector<std::vector<std::string>>>();
           if (table.back().variants.size() != table.back().bounds.size() + 1)
             throw py::value_error("selection table entry for " + table.back().op +
                                   ": needs one variant more than bounds");
+          if (!table.back().topk.empty() && table.back().topk.size() != table.back().variants.size())
+            throw py::value_error("selection table entry for " + table.back().op +
+                                  ": topk needs one list per variant slot");
         }
         return hub().set_table(version, std::move(table));
       },
       py::arg("version"), py::arg("entries"),
-      "Put a selection table in force: entries are (op, bounds, variants) with len(variants) == "
-      "len(bounds) + 1; returns its generation (records carry it). An empty list restores the defaults.");
+      "Put a selection table in force: entries are (op, bounds, variants[, topk]) with len(variants) == "
+      "len(bounds) + 1 and topk one list of exploration candidates per variant slot; returns its generation (records carry it). An empty list restores the defaults.");
   m.def("telemetry_table_versions", []() { return hub().table_versions(); },
         "Version strings of every table put in force, by generation (0: the built-in thresholds).");
   m.def(

@@ -178,3 +178,39 @@ def test_a_selection_table_chooses_by_operator_and_size(compiled, hub) -> None:
     hub.telemetry_set_table("", [])  # back to the built-in thresholds
     with pytest.raises(ValueError, match="one variant more than bounds"):
         hub.telemetry_set_table("bad", [("operator.matmul", [1, 2], ["loops"])])
+
+
+def test_exploration_stays_within_the_tables_top_k(compiled, hub) -> None:
+    fn, args = compiled
+    hub.telemetry_configure(True, 1.0, 0.0)
+    fn(*args)
+    _, sites = _drain()
+    mm = next(s for s in sites if s.op == "operator.matmul" and s.function.endswith("test_shim.kernel"))
+    assert {"loops", "threads", "blas"} <= set(mm.variants)
+    eps, calls = 0.5, 800
+    # greedy blas; exploration may try only blas and loops (threads is predicted poor: never run)
+    hub.telemetry_set_table("k2", [("operator.matmul", [], ["blas"], [["blas", "loops"]])])
+    hub.telemetry_configure(True, 1.0, eps)
+    for _ in range(calls):
+        fn(*args)
+    raw, sites = _drain()
+    rows = np.array([sites[s].op == "operator.matmul" and sites[s].function.endswith("test_shim.kernel")
+                     for s in raw.site])
+    names = np.array([sites[s].variants[v] for s, v in zip(raw.site[rows], raw.variant[rows])])
+    assert set(names) == {"blas", "loops"} and len(names) == calls
+    props = raw.propensity[rows]
+    # two candidates: blas with 1 - eps + eps/2, loops with eps/2
+    assert np.allclose(props[names == "blas"], 1 - eps / 2) and np.allclose(props[names == "loops"], eps / 2)
+    share = (names == "loops").mean()
+    assert abs(share - eps / 2) < 6 * np.sqrt(eps / 2 * (1 - eps / 2) / calls)
+    # a top-k with one candidate the site has explores over every variant (nothing to learn otherwise)
+    hub.telemetry_set_table("k1", [("operator.matmul", [], ["blas"], [["blas", "cuda"]])])
+    for _ in range(300):
+        fn(*args)
+    raw, sites = _drain()
+    got = {sites[s].variants[v] for s, v in zip(raw.site, raw.variant)
+           if sites[s].op == "operator.matmul" and sites[s].function.endswith("test_shim.kernel")}
+    assert got == set(mm.variants)
+    hub.telemetry_set_table("", [])
+    with pytest.raises(ValueError, match="topk needs one list per variant slot"):
+        hub.telemetry_set_table("bad", [("operator.matmul", [10], ["loops", "blas"], [["loops"]])])

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <initializer_list>
@@ -27,7 +28,7 @@
 namespace ep::tele {
 
 constexpr int kMaxDims = 4;
-constexpr int kHubAbi = 1;
+constexpr int kHubAbi = 2;  // 2: choose() also returns the exploration candidates
 
 // One recorded operator call (72 bytes). Times are in host ticks (TSC or
 // steady-clock ns, see Hub::tsc); the host converts them when it drains.
@@ -93,7 +94,9 @@ struct Hub {
   std::atomic<int> table{0};                  // generation of the selection table in force (0: none)
   Ring* (*ring)(Hub*) = nullptr;              // the calling thread's ring
   int32_t (*add_sites)(Hub*, const SiteInfo*, int32_t) = nullptr;  // id of the first
-  // the table's variant for a site and work size; -1: the table has no say (keep the default)
+  // the table's variant for a site and work size in bits 0-7, and in bits 8-30 the set of
+  // variants exploration may try (bit v: variant v; none set: every variant); -1: the table
+  // has no say (keep the default)
   int (*choose)(Hub*, int32_t site, index_t n) = nullptr;
 };
 
@@ -159,12 +162,18 @@ inline auto site(Hub* hub, int32_t id, std::initializer_list<index_t> min_work,
   int chosen = nv > 1 ? pick(min_work, w.n) : 0;
   if (hub == nullptr) return dispatch(chosen, std::forward<F0>(f0), std::forward<F>(rest)...);
   int table = 0;
+  uint32_t candidates = 0;  // variants exploration may try (0: all of them)
   if constexpr (nv > 1) {
     table = hub->table.load(std::memory_order_acquire);
     if (table != 0) {
       const int t = hub->choose(hub, id, w.n);
-      if (t >= 0 && t < nv) chosen = t;
-      else table = 0;
+      if (t >= 0 && (t & 0xff) < nv) {
+        chosen = t & 0xff;
+        candidates = (static_cast<uint32_t>(t) >> 8) & ((1u << nv) - 1u);
+        if (candidates != 0) candidates |= 1u << chosen;  // the greedy choice is always a candidate
+      } else {
+        table = 0;
+      }
     }
   }
   if (!hub->enabled.load(std::memory_order_relaxed))
@@ -177,11 +186,20 @@ inline auto site(Hub* hub, int32_t id, std::initializer_list<index_t> min_work,
     if (below != 0) {
       const double eps = static_cast<double>(below) * 0x1p-64;
       const int greedy = chosen;
+      // uniform over the candidates: the table's top-k where it names them, else every variant
+      const int k = candidates != 0 ? std::popcount(candidates) : nv;
       if (ring->next() < below) {
         explored = true;
-        chosen = static_cast<int>(ring->next() % static_cast<uint64_t>(nv));
+        int pick = static_cast<int>(ring->next() % static_cast<uint64_t>(k));
+        if (candidates == 0) {
+          chosen = pick;
+        } else {
+          uint32_t m = candidates;
+          for (; pick > 0; --pick) m &= m - 1;  // drop the lowest set bits: the pick-th candidate remains lowest
+          chosen = std::countr_zero(m);
+        }
       }
-      propensity = static_cast<float>(eps / nv + (chosen == greedy ? 1.0 - eps : 0.0));
+      propensity = static_cast<float>(eps / k + (chosen == greedy ? 1.0 - eps : 0.0));
     }
   }
   if (ring->next() > hub->sample_below.load(std::memory_order_relaxed))

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -27,6 +28,7 @@ struct TableEntry {
   std::string op;
   std::vector<index_t> bounds;
   std::vector<std::string> variants;
+  std::vector<std::vector<std::string>> topk = {};  // per slot, what exploration may try (empty: everything)
 };
 
 struct Drained {  // columns of drained records, equal lengths
@@ -122,6 +124,7 @@ class HostHub {
   struct Resolved {  // a table entry in one site's variant numbering
     std::vector<index_t> bounds;
     std::vector<int16_t> variant;  // -1: the site lacks it
+    std::vector<uint32_t> explore;  // per slot, the exploration candidates as a bit set (0: every variant)
   };
   using Resolution = std::vector<Resolved>;  // by site id
   OwnedHub hub_;
@@ -148,9 +151,18 @@ class HostHub {
       }
       Resolved& r = (*res)[i];
       r.bounds = it->bounds;
-      for (const auto& v : it->variants) {
+      auto index_of = [&](const std::string& v) {
         const auto k = std::find(names.begin(), names.end(), v);
-        r.variant.push_back(k == names.end() ? int16_t(-1) : static_cast<int16_t>(k - names.begin()));
+        return k == names.end() || k - names.begin() > 22 ? -1 : static_cast<int>(k - names.begin());
+      };
+      for (size_t slot = 0; slot < it->variants.size(); ++slot) {
+        r.variant.push_back(static_cast<int16_t>(index_of(it->variants[slot])));
+        uint32_t mask = 0;
+        if (slot < it->topk.size())
+          for (const auto& v : it->topk[slot])
+            if (const int k = index_of(v); k >= 0) mask |= 1u << k;
+        // one candidate (or none the site has) explores nothing useful: fall back to every variant
+        r.explore.push_back(std::popcount(mask) >= 2 ? mask : 0u);
       }
     }
     resolved_.store(res.get(), std::memory_order_release);
@@ -162,8 +174,10 @@ class HostHub {
     if (res == nullptr || site < 0 || static_cast<size_t>(site) >= res->size()) return -1;
     const Resolved& r = (*res)[static_cast<size_t>(site)];
     if (r.variant.empty()) return -1;
-    const size_t i = static_cast<size_t>(std::upper_bound(r.bounds.begin(), r.bounds.end(), n) - r.bounds.begin());
-    return r.variant[std::min(i, r.variant.size() - 1)];
+    const size_t i = std::min(static_cast<size_t>(std::upper_bound(r.bounds.begin(), r.bounds.end(), n) -
+                                                  r.bounds.begin()), r.variant.size() - 1);
+    if (r.variant[i] < 0) return -1;
+    return r.variant[i] | static_cast<int>(r.explore[i] << 8);
   }
   int64_t tick0_, steady0_, real0_;
 
