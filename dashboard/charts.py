@@ -28,12 +28,18 @@ TITLES = {
 }
 
 
+def _period(unit: TimeUnit) -> str:
+    """The period column as a UTC time unit: without it Vega-Lite labels the axis in the
+    browser's local time (under a "UTC" title) and draws each bar as a 5 px sliver."""
+    return f"utc{'yearmonthdate' if unit is TimeUnit.DAY else 'yearmonthdatehours'}(period):T"
+
+
 def calls_over_time(df: pd.DataFrame, unit: TimeUnit) -> alt.Chart:
     per = "day" if unit is TimeUnit.DAY else "hour"
     return alt.Chart(df, title=TITLES[f"calls_{per}"]).mark_bar().encode(
-        x=alt.X("period:T", title=f"Time (UTC, one bar per {per})"),
+        x=alt.X(_period(unit), title=f"Time (UTC, one bar per {per})"),
         y=alt.Y("calls:Q", title="Calls"),
-        tooltip=[alt.Tooltip("period:T", title="Period start (UTC)", format="%Y-%m-%d %H:%M"),
+        tooltip=[alt.Tooltip(_period(unit), title="Period start (UTC)", format="%Y-%m-%d %H:%M"),
                  alt.Tooltip("calls:Q", title="Calls", format=",")],
     )
 
@@ -56,7 +62,8 @@ def latency_boxes(df: pd.DataFrame) -> alt.LayerChart:
 def latency_histogram(df: pd.DataFrame) -> alt.FacetChart:
     chart = alt.Chart(df).mark_bar(opacity=0.55).encode(
         x=alt.X("lo_us:Q", scale=LOG, title="Latency (µs, log scale)"), x2="hi_us:Q",
-        y=alt.Y("calls:Q", stack=None, title="Calls"), color=VARIANT,
+        # y2 at 0: with only x/x2 ranged, Vega-Lite draws a thin horizontal bar at y, not a column
+        y=alt.Y("calls:Q", stack=None, title="Calls"), y2=alt.datum(0), color=VARIANT,
         tooltip=["op:N", "variant:N", alt.Tooltip("lo_us:Q", title="From (µs)", format=",.2f"),
                  alt.Tooltip("hi_us:Q", title="To (µs)", format=",.2f"), alt.Tooltip("calls:Q", title="Calls", format=",")],
     ).properties(width=FACET_WIDTH, height=FACET_HEIGHT)
@@ -79,7 +86,9 @@ def latency_by_size(df: pd.DataFrame) -> alt.FacetChart:
 def metrics_over_versions(long: pd.DataFrame, versions: list[str]) -> alt.FacetChart:
     """long: version, chooser, metric, value; versions: the x order (oldest first)."""
     chart = alt.Chart(long).mark_line(point=True).encode(
-        x=alt.X("version:N", sort=versions, title="Model version (oldest first)", axis=alt.Axis(labelAngle=-30)),
+        # labelLimit: Streamlit's theme cuts labels at ~100 px, which hides the hash that tells versions apart
+        x=alt.X("version:N", sort=versions, title="Model version (oldest first)",
+                axis=alt.Axis(labelAngle=-30, labelLimit=260)),
         y=alt.Y("value:Q", title="Value (ratio; regret = latency / oracle - 1)"),
         color=alt.Color("chooser:N", title="Chooser (selector or baseline)"),
         tooltip=["version:N", "chooser:N", "metric:N", alt.Tooltip("value:Q", format=".4f")],
@@ -93,7 +102,7 @@ def ratio_heatmap(summary: pd.DataFrame) -> alt.Chart:
         x=alt.X("device_class:N", title="Device class", axis=alt.Axis(labelAngle=-60)),
         y=alt.Y("op:N", title="Operator"),
         color=alt.Color("ratio:Q", title="Chosen / oracle latency (1 = fastest)",
-                        scale=alt.Scale(scheme="orangered", domainMin=1)),
+                        scale=alt.Scale(scheme="orangered", domainMin=1), legend=alt.Legend(titleLimit=320)),
         tooltip=["op:N", "device_class:N", alt.Tooltip("ratio:Q", title="Ratio", format=".3f"),
                  alt.Tooltip("oracle_share:Q", title="Buckets where chosen = oracle", format=".0%"),
                  alt.Tooltip("calls:Q", title="Calls", format=",")],
@@ -112,9 +121,9 @@ def explore_by_op(df: pd.DataFrame) -> alt.Chart:
 
 def explore_over_time(df: pd.DataFrame, unit: TimeUnit) -> alt.Chart:
     return alt.Chart(df, title=TITLES["explore_time"]).mark_line(point=True).encode(
-        x=alt.X("period:T", title=f"Time (UTC, per {unit.value})"),
+        x=alt.X(_period(unit), title=f"Time (UTC, per {unit.value})"),
         y=alt.Y("share:Q", title="Calls exploring (% of calls)", axis=alt.Axis(format="%")),
-        tooltip=[alt.Tooltip("period:T", title="Period start (UTC)", format="%Y-%m-%d %H:%M"),
+        tooltip=[alt.Tooltip(_period(unit), title="Period start (UTC)", format="%Y-%m-%d %H:%M"),
                  alt.Tooltip("share:Q", title="Share", format=".1%"), alt.Tooltip("calls:Q", title="Calls", format=",")],
     )
 
