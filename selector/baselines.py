@@ -6,8 +6,13 @@
   the fastest median seen; nearest seen bucket of the class otherwise; SBS for unseen classes.
 - KNN: per (operator, variant), the mean log latency of the k nearest training rows in the
   standardised numeric feature space.
+
+`calibrated(rows)` (a new device's sweep): Lookup adds the rows to its table, KNN to its
+neighbours; SBS ignores them (it has no per-device state).
 """
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pandas as pd
@@ -56,13 +61,25 @@ class Lookup(Chooser, BaseEstimator):
     def fit(self, X: pd.DataFrame, y: object = None) -> "Lookup":
         self.variants_ = fit_variants(X)
         self.sbs_ = self.sbs if self.sbs is not None else SBS().fit(X)
+        self.table_ = self._table(X)
+        return self
+
+    @staticmethod
+    def _table(X: pd.DataFrame) -> dict[tuple[str, str], dict[int, dict[str, float]]]:
         b = np.floor(np.log2(X["n_elements"].clip(lower=1).to_numpy(np.float64))).astype(int)
         med = X.assign(bucket=b).groupby(["device_class", "op", "bucket", "variant"])["latency_ns"].median()
         table: dict[tuple[str, str], dict[int, dict[str, float]]] = {}
         for (dc, op, bucket, v), lat in med.items():
             table.setdefault((dc, op), {}).setdefault(int(bucket), {})[v] = float(lat)
-        self.table_ = table
-        return self
+        return table
+
+    def calibrated(self, rows: pd.DataFrame) -> "Lookup":
+        """A copy whose table also holds the sweep (explore rows) of `rows`' devices."""
+        check_is_fitted(self, "table_")
+        new = copy.copy(self)
+        sweep = rows[rows["explore"].to_numpy(bool)]
+        new.table_ = {**self.table_, **(self._table(sweep) if len(sweep) else {})}
+        return new
 
     def choose_many(self, queries: pd.DataFrame, candidates: list[tuple[str, ...]] | None = None) -> list[str]:
         check_is_fitted(self, "table_")
@@ -102,16 +119,39 @@ class KNN(Chooser, BaseEstimator):
         f = features(X)
         t = target(X)
         m = f[list(NUMERIC)].to_numpy(np.float64)
-        self.mean_ = np.nanmean(m, axis=0)
-        self.scale_ = np.where(np.nanstd(m, axis=0) > 0, np.nanstd(m, axis=0), 1.0)
+        seen = (~np.isnan(m)).sum(axis=0)  # a feature no row has (GHz absent from cpu_model): mean 0, scale 1
+        self.mean_ = np.where(seen > 0, np.nansum(m, axis=0) / np.maximum(seen, 1), 0.0)
+        std = np.sqrt(np.nansum((m - self.mean_) ** 2, axis=0) / np.maximum(seen, 1))
+        self.scale_ = np.where(std > 0, std, 1.0)
         mat = self._matrix(f)
         rng = np.random.default_rng(0)
-        self.models_: dict[tuple[str, str], KNeighborsRegressor] = {}
+        self.data_: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
         for (op, v), ix in f.groupby(["op", "variant"]).indices.items():
             if len(ix) > self.max_rows_per_model:  # bound the search cost; rows are near-duplicates anyway
                 ix = np.sort(rng.choice(ix, self.max_rows_per_model, replace=False))
-            self.models_[(op, v)] = KNeighborsRegressor(n_neighbors=min(self.k, len(ix))).fit(mat[ix], t[ix])
+            self.data_[(op, v)] = (mat[ix], t[ix])
+        self.models_ = self._models(self.data_)
         return self
+
+    def _models(self, data: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]) -> dict[tuple[str, str], KNeighborsRegressor]:
+        return {key: KNeighborsRegressor(n_neighbors=min(self.k, len(t))).fit(m, t) for key, (m, t) in data.items()}
+
+    def calibrated(self, rows: pd.DataFrame) -> "KNN":
+        """A copy whose neighbours also include the sweep (explore rows) of `rows`' devices."""
+        check_is_fitted(self, "models_")
+        new = copy.copy(self)
+        sweep = rows[rows["explore"].to_numpy(bool)]
+        if not len(sweep):
+            return new
+        f, t = features(sweep), target(sweep)
+        mat = self._matrix(f)
+        added: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+        for (op, v), ix in f.groupby(["op", "variant"]).indices.items():
+            m0, t0 = self.data_.get((op, v), (np.zeros((0, mat.shape[1])), np.zeros(0)))
+            added[(op, v)] = (np.concatenate([m0, mat[ix]]), np.concatenate([t0, t[ix]]))
+        new.data_ = {**self.data_, **added}
+        new.models_ = {**self.models_, **self._models(added)}
+        return new
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self, "models_")

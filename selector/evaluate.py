@@ -8,6 +8,12 @@ call count w(g), oracle o(g) = min over variants of the median, SBS s(g):
     top1_score  = sum w*o / sum w*lat(c)
     closed_gap  = (sum w*lat(s) - sum w*lat(c)) / (sum w*lat(s) - sum w*o)   (1 when SBS is the oracle)
     regret      = lat(c)/o - 1 per group: mean and 95th percentile (unweighted, over groups)
+
+Held-out devices are scored as new devices after their autotune sweep (`score_after_sweep`):
+their (op, shape) keys fall into FOLDS folds by the same hash as the shape holdout (fold 0 =
+the held-out shapes); each fold's groups are chosen by a chooser given only the device's
+explore rows of the other folds (`Chooser.calibrated`). No group's own rows reach its choice,
+and no chooser is ever fitted on a held-out device.
 """
 from __future__ import annotations
 
@@ -41,12 +47,25 @@ def shape_key(shapes: pd.Series) -> pd.Series:
     return shapes.map(lambda s: "x".join(str(int(d)) for d in s))
 
 
+FOLDS = 5
+
+
+def fold(rows: pd.DataFrame, seed: int = 0) -> np.ndarray:
+    """Each row's fold (0..FOLDS-1) by its (op, shape) key; fold 0 is split()'s held-out shapes."""
+    return _buckets(rows["op"] + "/" + shape_key(rows["shape"]), f"shape{seed}", FOLDS)
+
+
+def _buckets(keys: pd.Series, salt: str, parts: int) -> np.ndarray:
+    """_bucket of every key, hashing each distinct key once."""
+    codes, uniques = pd.factorize(keys)
+    return np.array([_bucket(str(k), salt, parts) for k in uniques], np.int64)[codes]
+
+
 def split(rows: pd.DataFrame, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(train, held-out devices, held-out shapes): a quarter of device classes and a fifth of
     the shapes (on the remaining devices) are never trained on; deterministic by hash."""
-    dev_out = rows["device_class"].map(lambda c: _bucket(c, f"dev{seed}", 4) == 0).to_numpy()
-    keys = rows["op"] + "/" + shape_key(rows["shape"])
-    shape_out = keys.map(lambda k: _bucket(k, f"shape{seed}", 5) == 0).to_numpy()
+    dev_out = _buckets(rows["device_class"], f"dev{seed}", 4) == 0
+    shape_out = fold(rows, seed) == 0
     return rows[~dev_out & ~shape_out], rows[dev_out], rows[~dev_out & shape_out]
 
 
@@ -87,3 +106,25 @@ def score(choosers: dict[str, object], sbs: object, g: pd.DataFrame) -> dict[str
     cands = list(g["candidates"])
     base = sbs.choose_many(g, cands)  # type: ignore[attr-defined]
     return {name: metrics(c.choose_many(g, cands), base, g) for name, c in choosers.items()}  # type: ignore[attr-defined]
+
+
+def score_after_sweep(choosers: dict[str, object], sbs: object, rows: pd.DataFrame, seed: int = 0) -> dict[str, Metrics]:
+    """Metrics of each chooser on the complete groups of `rows` (held-out devices), each fold's
+    groups chosen after calibrating on the explore rows of the other folds (module docstring)."""
+    g = groups(rows)
+    g_fold = fold(g, seed)
+    row_fold, explore = fold(rows, seed), rows["explore"].to_numpy(bool)
+    cands = list(g["candidates"])
+    base = sbs.choose_many(g, cands)  # type: ignore[attr-defined]
+    picks = {name: [""] * len(g) for name in choosers}
+    for k in range(FOLDS):
+        ix = np.flatnonzero(g_fold == k)
+        if not len(ix):
+            continue
+        sweep = rows[(row_fold != k) & explore]
+        part = g.iloc[ix]
+        for name, c in choosers.items():
+            chosen = c.calibrated(sweep).choose_many(part, [cands[i] for i in ix])  # type: ignore[attr-defined]
+            for i, v in zip(ix, chosen):
+                picks[name][i] = v
+    return {name: metrics(p, base, g) for name, p in picks.items()}

@@ -4,11 +4,13 @@ Per row: the device class (cores, ISA level as an ordinal, cache sizes, GPU flag
 from cpu_model where the model name carries it, runtime), the call (operator, dtype item
 size, log2 element count, ndim, log2 of the first two dims), the variant, and per operator
 family an estimate of FLOPs and bytes moved from the recorded (largest-operand) shape
-(FAMILY_WORK; docs/selector.md). Categorical columns are returned as strings: the estimator
-encodes them.
+(FAMILY_WORK; docs/selector.md). An operator's family comes from its name for the common
+ones and otherwise from the operator registry's family (its typing rule's kind). Categorical
+columns are returned as strings: the estimator encodes them.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -23,6 +25,13 @@ DEVICE_COLUMNS = ("cores", "isa_level", "l1d_kib", "l2_kib", "l3_kib", "gpu", "c
 GHZ = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*GHz")
 
 
+MATMUL_NAMES = ("matmul", "imatmul", "dot", "inner", "vdot")
+# the operator registry's families -> FAMILY_WORK (linalg splits into products and decompositions)
+REGISTRY_FAMILY = {"elementwise": "elementwise", "math": "elementwise", "reduction": "reduction", "scan": "reduction",
+                   "sorting": "sort", "imgproc": "filter"}
+
+
+@functools.lru_cache(maxsize=4096)
 def family(op: str) -> str:
     """Which FAMILY_WORK estimate an operator key uses."""
     if op.startswith("fused:") or op in ("numpy.add", "numpy.multiply", "numpy.subtract"):
@@ -37,7 +46,19 @@ def family(op: str) -> str:
         return "filter"
     if op.startswith("numpy.linalg."):
         return "decomposition"
-    return "other"
+    return _registry_family(op)
+
+
+def _registry_family(op: str) -> str:
+    from variants.registry import registry
+
+    entry = registry().ops.get(op)
+    if entry is None:
+        return "other"
+    kind = entry.family.value
+    if kind == "linalg":
+        return "matmul" if op.rsplit(".", 1)[-1] in MATMUL_NAMES else "decomposition"
+    return REGISTRY_FAMILY.get(kind, "other")
 
 
 def family_work(fam: str, n: np.ndarray, d0: np.ndarray, d1: np.ndarray, item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -97,3 +118,8 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
 
 def target(rows: pd.DataFrame) -> np.ndarray:
     return np.log(rows["latency_ns"].to_numpy(np.float64).clip(1))
+
+
+def log_flops(f: pd.DataFrame) -> np.ndarray:
+    """ln of the estimated FLOPs of feature rows f: the model's target offset (log time per FLOP)."""
+    return f["log2_flops"].to_numpy(np.float64) * np.log(2.0)

@@ -1,14 +1,30 @@
-"""VariantSelector: predicts log latency of (device, call, variant) rows with a histogram
-gradient-boosted regressor and chooses, per call, the candidate variant predicted fastest.
+"""VariantSelector: predicts log latency of (device, call, variant) rows and chooses, per call,
+the candidate variant predicted fastest.
+
+Two parts (docs/selector.md, "Model"):
+
+- the fleet model: a histogram gradient-boosted regressor on device and call features, fitted
+  to log latency minus log estimated FLOPs (log time per FLOP: nearly flat at large sizes,
+  where trees, which cannot extrapolate, would otherwise flatten the costliest calls). It is
+  fitted on one row per (device class, op, dtype, shape, variant): the median log latency of
+  those calls, weighted by the sum of their weights (4-5x faster than one row per call on
+  the simulated fleet, same holdout quality; measured);
+- the device calibration: a device class's own exploration rows (its autotune sweep) give
+  the fleet model's residual per (operator, variant, dtype) at the sizes it measured; a query
+  adds those residuals smoothed over log2 FLOPs (a wide Gaussian kernel, then a narrow one
+  on what is left), each shrunk toward zero by a prior weight. The fleet cannot know hidden
+  per-device factors (BLAS quality, GPU peak, memory bandwidth); the device's sweep can.
 
 Conventions: scikit-learn's (fit/predict, fitted attributes end in "_", `check_is_fitted`).
 X is a frame of telemetry rows (calls schema columns); y defaults to log(latency_ns).
-Rows chosen by exploration are weighted by 1/propensity (inverse propensity), so variants
+Calls chosen by exploration are weighted by 1/propensity (inverse propensity), so variants
 the policy rarely tries count as much as they would under uniform choice.
 HGB runs on one OpenMP thread: 3-4x faster than two on the shared 2-core machines (measured).
 Never call predict in the hot path: the grid is scored at retrain time (selector/table.py).
 """
 from __future__ import annotations
+
+import copy
 
 import numpy as np
 import pandas as pd
@@ -17,9 +33,12 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from selector.features import CATEGORICAL, features, target
+from selector.features import CATEGORICAL, features, log_flops, target
 
 MAX_WEIGHT = 50.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf
+FORMAT = 2  # 2: log-time-per-FLOP target + device calibration (models of format 1 are not comparable)
+CAL_KEY = ("device_class", "op", "variant", "dtype")
+SEP = "\x1f"  # joins a calibration key into one string (skops stores str-keyed dicts)
 
 
 def expand(queries: pd.DataFrame, candidates: list[tuple[str, ...]]) -> tuple[pd.DataFrame, np.ndarray]:
@@ -45,6 +64,11 @@ class Chooser:
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    def calibrated(self, rows: pd.DataFrame) -> "Chooser":
+        """This chooser once the devices of `rows` have run their sweep (explore rows): what it
+        may use of them. Default: nothing (SBS)."""
+        return self
 
     def candidates_for(self, op: str, has_gpu: bool) -> tuple[str, ...]:
         check_is_fitted(self, "variants_")
@@ -85,40 +109,119 @@ def cost_weight(X: pd.DataFrame, power: float) -> np.ndarray:
     return (lat / np.median(lat)) ** power
 
 
+def smooth(xq: np.ndarray, px: np.ndarray, r: np.ndarray, bandwidth: float, prior: float,
+           level: np.ndarray | float = 0.0) -> np.ndarray:
+    """Gaussian-kernel mean of residuals r (at px) around each xq, shrunk toward `level` by a
+    prior weight: few or far measurements leave the level almost unchanged."""
+    w = np.exp(-0.5 * ((xq[:, None] - px[None, :]) / bandwidth) ** 2)
+    lv = np.broadcast_to(np.asarray(level, np.float64), xq.shape)
+    num, den = (w * (r[None, :] - lv[:, None])).sum(axis=1), w.sum(axis=1) + prior
+    return lv + np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def aggregate(X: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """One row per (device class, op, dtype, shape, variant): its first call, the median of y
+    and the sum of w over its calls."""
+    shape = X["shape"].map(lambda s: "x".join(str(int(d)) for d in s)).to_numpy()
+    df = pd.DataFrame({"dc": X["device_class"].to_numpy(), "op": X["op"].to_numpy(), "dtype": X["dtype"].to_numpy(),
+                       "shape": shape, "variant": X["variant"].to_numpy(), "y": y, "w": w, "pos": np.arange(len(X))})
+    g = df.groupby(["dc", "op", "dtype", "shape", "variant"], sort=True)
+    return (X.iloc[g["pos"].first().to_numpy()].reset_index(drop=True), g["y"].median().to_numpy(),
+            g["w"].sum().to_numpy())
+
+
+def sweep_groups(rows: pd.DataFrame) -> pd.DataFrame:
+    """One representative explore row per (device class, op, dtype, shape, variant) with the
+    median log latency of its explore rows in column `y`."""
+    r = rows[rows["explore"].to_numpy(bool)] if "explore" in rows else rows.iloc[:0]
+    if r.empty:
+        return r.assign(y=np.zeros(0))
+    first, y, _ = aggregate(r, target(r), np.ones(len(r)))
+    return first.assign(y=y)
+
+
 class VariantSelector(Chooser, BaseEstimator):
-    def __init__(self, max_iter: int = 400, learning_rate: float = 0.05, max_leaf_nodes: int = 63,
-                 min_samples_leaf: int = 20, l2_regularization: float = 0.0, cost_power: float = 0.25,
-                 random_state: int = 0) -> None:
+    def __init__(self, max_iter: int = 400, learning_rate: float = 0.05, max_leaf_nodes: int = 31,
+                 min_samples_leaf: int = 40, l2_regularization: float = 0.0, cost_power: float = 0.25,
+                 cal_bandwidth: float = 1.5, cal_prior: float = 0.5, cal_wide_bandwidth: float = 4.0,
+                 cal_wide_prior: float = 1.0, random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
         self.min_samples_leaf = min_samples_leaf
         self.l2_regularization = l2_regularization
         self.cost_power = cost_power
+        self.cal_bandwidth = cal_bandwidth  # log2 FLOPs
+        self.cal_prior = cal_prior  # in measurements at distance 0
+        self.cal_wide_bandwidth = cal_wide_bandwidth
+        self.cal_wide_prior = cal_wide_prior
         self.random_state = random_state
 
-    def _encode(self, X: pd.DataFrame) -> np.ndarray:
-        f = features(X)
+    def _encode(self, f: pd.DataFrame) -> np.ndarray:
+        f = f.copy()
         for c in CATEGORICAL:  # unseen categories -> NaN: HGB sends them down the missing branch
             f[c] = f[c].map(self.vocab_[c]).astype(np.float64)
         return f[self.columns_].to_numpy(np.float64)
 
     def fit(self, X: pd.DataFrame, y: np.ndarray | None = None) -> "VariantSelector":
-        f = features(X)
-        self.vocab_ = {c: {v: i for i, v in enumerate(sorted(f[c].unique()))} for c in CATEGORICAL}
-        self.columns_ = list(f.columns)
-        self.variants_ = fit_variants(X)
         y = target(X) if y is None else np.asarray(y, np.float64)
+        rows, y, w = aggregate(X, y, ipw(X) * cost_weight(X, self.cost_power))
+        f = features(rows)
+        self.vocab_ = {c: {v: i for i, v in enumerate(sorted(f[c].unique()))} for c in CATEGORICAL}
+        # a feature no training row has (GHz on CPUs whose model name omits it) carries nothing,
+        # and HGB's binning fails on an all-missing column
+        self.columns_ = [c for c in f.columns if c in CATEGORICAL or f[c].notna().any()]
+        self.variants_ = fit_variants(X)
         self.model_ = HistGradientBoostingRegressor(
             max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
             min_samples_leaf=self.min_samples_leaf, l2_regularization=self.l2_regularization,
             categorical_features=[c in CATEGORICAL for c in self.columns_], early_stopping=False,
             random_state=self.random_state)
         with threadpool_limits(limits=1, user_api="openmp"):
-            self.model_.fit(self._encode(X), y, sample_weight=ipw(X) * cost_weight(X, self.cost_power))
+            self.model_.fit(self._encode(f), y - log_flops(f), sample_weight=w)
+        self.format_ = FORMAT
+        self.calibration_: dict[str, np.ndarray] = self._calibration(X)
         return self
+
+    def _fleet(self, f: pd.DataFrame) -> np.ndarray:
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return self.model_.predict(self._encode(f)) + log_flops(f)
+
+    def _calibration(self, rows: pd.DataFrame) -> dict[str, np.ndarray]:
+        """Per calibration key, the fleet model's residuals on the rows' sweep: [log2 flops; r]."""
+        g = sweep_groups(rows)
+        if g.empty:
+            return {}
+        f = features(g)
+        x, r = f["log2_flops"].to_numpy(np.float64), g["y"].to_numpy(np.float64) - self._fleet(f)
+        out: dict[str, np.ndarray] = {}
+        for key, ix in g.groupby(list(CAL_KEY), sort=True).indices.items():
+            out[SEP.join(map(str, key))] = np.stack([x[ix], r[ix]])
+        return out
+
+    def calibrated(self, rows: pd.DataFrame) -> "VariantSelector":
+        """A copy whose calibration also holds the devices of `rows` (their explore rows only)."""
+        check_is_fitted(self, "model_")
+        new = copy.copy(self)
+        new.calibration_ = dict(self.calibration_)
+        for k, v in self._calibration(rows).items():
+            new.calibration_[k] = np.concatenate([new.calibration_[k], v], axis=1) if k in new.calibration_ else v
+        return new
+
+    def _delta(self, X: pd.DataFrame, f: pd.DataFrame) -> np.ndarray:
+        out = np.zeros(len(X))
+        if not self.calibration_ or "device_class" not in X:
+            return out  # a device without a sweep: the fleet model alone
+        x = f["log2_flops"].to_numpy(np.float64)
+        keys = X[list(CAL_KEY)].astype(str).reset_index(drop=True)
+        for key, ix in keys.groupby(list(CAL_KEY), sort=False).indices.items():
+            p = self.calibration_.get(SEP.join(key))
+            if p is not None:
+                wide = smooth(x[ix], p[0], p[1], self.cal_wide_bandwidth, self.cal_wide_prior)
+                out[ix] = smooth(x[ix], p[0], p[1], self.cal_bandwidth, self.cal_prior, level=wide)
+        return out
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self, "model_")
-        with threadpool_limits(limits=1, user_api="openmp"):
-            return self.model_.predict(self._encode(X))
+        f = features(X)
+        return self._fleet(f) + self._delta(X, f)
