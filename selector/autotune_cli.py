@@ -84,11 +84,10 @@ def run_here(targets_spec: str | None, ops: str | None, fixed: tuple[str, ...], 
 
     from selector.autotune import Sweep
     from selector.autotune_inputs import module_targets, op_targets, parse_fixed
-    from telemetry.device import DeviceVariant, device_fields
+    from telemetry.device import process_device
     from telemetry.lake import Lake
 
-    device = device_fields("cpython-extension", lake_root=settings.lake,
-                           variant=DeviceVariant.parse(settings.device_variant))
+    device = process_device(settings)
     console = Console(stderr=True, quiet=quiet)
     with tempfile.TemporaryDirectory(prefix="everypath-autotune-") as tmp:
         targets = []

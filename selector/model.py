@@ -33,6 +33,7 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from selector.evaluate import shape_key
 from selector.features import CATEGORICAL, features, log_flops, target
 
 MAX_WEIGHT = 50.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf
@@ -122,7 +123,7 @@ def smooth(xq: np.ndarray, px: np.ndarray, r: np.ndarray, bandwidth: float, prio
 def aggregate(X: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """One row per (device class, op, dtype, shape, variant): its first call, the median of y
     and the sum of w over its calls."""
-    shape = X["shape"].map(lambda s: "x".join(str(int(d)) for d in s)).to_numpy()
+    shape = shape_key(X["shape"]).to_numpy()
     df = pd.DataFrame({"dc": X["device_class"].to_numpy(), "op": X["op"].to_numpy(), "dtype": X["dtype"].to_numpy(),
                        "shape": shape, "variant": X["variant"].to_numpy(), "y": y, "w": w, "pos": np.arange(len(X))})
     g = df.groupby(["dc", "op", "dtype", "shape", "variant"], sort=True)

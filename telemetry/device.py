@@ -19,6 +19,10 @@ import subprocess
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from everypath.settings import Settings
 
 # psABI x86-64 micro-architecture levels, by /proc/cpuinfo flag names
 _X86_V2 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}
@@ -254,3 +258,9 @@ def device_fields(runtime: str = "cpython-extension", lake_root: Path | None = N
     fields["device_id"] = hashlib.sha256(salt(Path(lake_root)) + _machine_id().encode()).hexdigest()
     _cache[key] = fields
     return dict(fields)
+
+
+def process_device(settings: "Settings", runtime: str = "cpython-extension") -> dict[str, object]:
+    """The device fields this process records under: the host, or the restricted variant of it
+    that settings.device_variant names (`everypath autotune --isa/--threads`)."""
+    return device_fields(runtime, lake_root=settings.lake, variant=DeviceVariant.parse(settings.device_variant))

@@ -80,10 +80,9 @@ class Shim:
         table = self._table_path(settings)
         if table is not None:  # before the first call: the learned choice serves every call (~ms, once)
             try:
-                from telemetry.device import DeviceVariant, device_fields
+                from telemetry.device import process_device
 
-                device = device_fields("cpython-extension", lake_root=settings.lake,
-                                    variant=DeviceVariant.parse(settings.device_variant))
+                device = process_device(settings)
                 self._apply_table(table, str(device["device_class"]))
             except Exception:  # noqa: BLE001 - a broken table or fingerprint never breaks user code
                 log.exception("telemetry: cannot apply the selection table %s; the built-in thresholds choose", table)
@@ -134,12 +133,11 @@ class Shim:
         from lowering import _runtime
 
         try:
-            from telemetry.device import DeviceVariant, device_fields
+            from telemetry.device import process_device
             from telemetry.lake import Lake
 
             lake = Lake(settings.lake)
-            device = device_fields("cpython-extension", lake_root=settings.lake,
-                                    variant=DeviceVariant.parse(settings.device_variant))
+            device = process_device(settings)
             if record:
                 import pyarrow as pa
 
