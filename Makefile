@@ -4,12 +4,16 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 PIP := .venv/bin/pip
 STAMP := .venv/.installed
-DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev chromium
+DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev chromium qemu-user-static \
+  openjdk-17-jdk-headless nodejs
+# zig (PyPI ziglang) keeps its libc/libc++ builds here, outside the checkout, so clean clones share them
+export EVERYPATH_ZIG_CACHE ?= $(HOME)/.cache/everypath/zig
+ZIG_WARM := $(EVERYPATH_ZIG_CACHE)/.warm-v1
 export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
 
 .PHONY: setup demo test test-fast bench lint clean
 
-setup: $(STAMP)
+setup: $(STAMP) $(ZIG_WARM)
 
 $(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -23,6 +27,12 @@ $(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	  $(PIP) install -q torch --index-url https://download.pytorch.org/whl/cpu || true
 	@$(PIP) install -q -e '.[dev,refs,peers]' 2>&1 | grep -v "^WARNING: Location" || true
 	@$(PY) -c "import everypath, lowering._runtime" && touch $(STAMP)
+
+# the first build per cross target compiles its libc/libc++ (minutes each on 2 cores): once per machine
+$(ZIG_WARM): $(STAMP) lowering/targets.py lowering/toolchain.py
+	@echo "warming zig's cache for every cross target (first time on this machine: several minutes)"
+	@$(PY) -m lowering.toolchain --warm
+	@touch $(ZIG_WARM)
 
 demo: setup
 	$(PY) examples/demo.py

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from everypath.settings import Settings
-from variants.availability import available
+from variants.availability import TargetLike, available, available_on
 from variants.paths import host_paths
 from variants.registry import LowerSite, Operator, PathNotApplicable, Variant
 
@@ -22,6 +22,19 @@ from variants.registry import LowerSite, Operator, PathNotApplicable, Variant
 class PathPolicy:
     enabled: frozenset[str]
     force: str | None = None
+    target: TargetLike | None = None  # a portable build: variants must be available on it, not on this host
+
+    @staticmethod
+    def for_target(target: TargetLike, settings: Settings) -> "PathPolicy":
+        names = set(target.paths)
+        if settings.paths is not None:
+            names &= set(settings.paths)
+        if settings.force_path is not None:
+            names &= {settings.force_path}
+        return PathPolicy(frozenset(names | {"loops"}), settings.force_path, target)
+
+    def available(self, v: Variant) -> bool:
+        return (available_on(v, self.target) if self.target is not None else available(v))[0]
 
     @staticmethod
     def from_settings(settings: Settings) -> "PathPolicy":
@@ -36,7 +49,7 @@ class PathPolicy:
 
     def variants(self, variants: tuple[Variant, ...]) -> list[Variant]:
         """The variants this build includes for one call site (loops always stays as the fallback)."""
-        usable = [v for v in variants if v.path in self.enabled and available(v)[0]]
+        usable = [v for v in variants if v.path in self.enabled and self.available(v)]
         if self.force is not None:
             forced = [v for v in usable if v.path == self.force]
             return forced or [v for v in usable if v.path == "loops"][:1] or usable[:1]

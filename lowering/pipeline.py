@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import types
+from dataclasses import dataclass
 from typing import Any
 
 from everypath.errors import CompileError, OpenSignatureError
@@ -22,7 +23,8 @@ from lowering.types import ArrayT, ScalarT, Type
 from lowering import cache
 from lowering.cache import CompiledModule
 from lowering.dispatch import PathPolicy
-from lowering.unit import Entry, translation_unit
+from lowering.sites import Site
+from lowering.unit import Entry, translation_unit_parts
 from tracer.callgraph import trace_program
 
 def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tuple[Type, ...], dict[str, str]]:
@@ -126,12 +128,21 @@ def check_observation(spec: TypedFunction, obs: Any) -> None:
                               (f"checking {spec.fn.qualname} against a sandboxed run",))
 
 
-def compile_function(pyfunc: types.FunctionType, settings: Settings,
-                     call_types: tuple[Type | None, ...] | None = None, observation: Any = None,
-                     key: str | None = None) -> CompiledModule:
-    """Trace, type, emit and build (callers look in the cache first: see CompiledFunction.build)."""
-    if key is None:
-        key = cache.front_key(pyfunc, call_types, settings)
+@dataclass(frozen=True)
+class Generated:
+    """One entry function traced, typed and emitted: the translation unit and how to call it."""
+
+    source: str
+    symbol: str  # the C ABI entry, ep_call_<name>
+    name: str  # the Python function's name
+    signature: dict[str, Any]  # lowering.signature descriptor
+    sites: tuple[Site, ...]  # operator call sites, in site-table order
+    files: frozenset[str]  # every source file the call graph touched
+
+
+def generate(pyfunc: types.FunctionType, settings: Settings, call_types: tuple[Type | None, ...] | None = None,
+             observation: Any = None, policy: PathPolicy | None = None) -> Generated:
+    """Trace, type and emit (no build): the host build and every portable target share this."""
     program = trace_program(pyfunc)
     entry_fn = program.functions[program.entry]
     arg_types, texts = _resolve_params(entry_fn, call_types)
@@ -146,8 +157,19 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     mutated = mutated_params(typer.order)[spec]
     sig = signature(spec, mutated, texts)
     symbol = f"ep_call_{entry_fn.name}"
-    source = translation_unit(typer.order, [Entry(symbol, spec)], checked=settings.checked,
-                              policy=PathPolicy.from_settings(settings))
+    unit = translation_unit_parts(typer.order, [Entry(symbol, spec)], checked=settings.checked,
+                                  policy=policy or PathPolicy.from_settings(settings))
+    return Generated(unit.source, symbol, entry_fn.name, sig, unit.sites, frozenset(program.files()))
+
+
+def compile_function(pyfunc: types.FunctionType, settings: Settings,
+                     call_types: tuple[Type | None, ...] | None = None, observation: Any = None,
+                     key: str | None = None) -> CompiledModule:
+    """Trace, type, emit and build (callers look in the cache first: see CompiledFunction.build)."""
+    if key is None:
+        key = cache.front_key(pyfunc, call_types, settings)
+    gen = generate(pyfunc, settings, call_types, observation)
+    source, symbol, sig = gen.source, gen.symbol, gen.signature
     back = hashlib.sha256("\x00".join([source, " ".join(settings.cxx_flags() + settings.link_flags()),
                                        compiler_version(settings.cxx, str(settings.cache_dir)),
                                        headers_digest()]).encode()).hexdigest()
@@ -155,7 +177,7 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     if not so_path.exists():
         build_shared(source, so_path, settings)
     module = CompiledModule(so_path, symbol, sig, so_path.with_suffix(".cpp"), key, from_cache=False)
-    cache.store(settings, key, module, {f: cache.file_digest(f) for f in program.files()})
+    cache.store(settings, key, module, {f: cache.file_digest(f) for f in gen.files})
     return module
 
 

@@ -12,6 +12,7 @@ from lowering.infer import TypedFunction
 from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
 
 from lowering.cache import FORMAT_VERSION
+from lowering.sites import Site, SiteTable
 
 CORE_HEADER = "everypath/everypath.hpp"
 
@@ -65,9 +66,20 @@ def _signature(spec: TypedFunction) -> str:
     return f"static {return_ctype(spec)} {spec.symbol}({params})"
 
 
+@dataclass(frozen=True)
+class TranslationUnit:
+    source: str
+    paths: frozenset[str]  # the implementation paths the unit calls into
+    sites: tuple[Site, ...]  # its operator call sites, in site-table order
+
+
 def translation_unit(specs: list[TypedFunction], entries: list[Entry], checked: bool = False,
                      policy: PathPolicy | None = None) -> str:
-    from lowering.sites import SiteTable
+    return translation_unit_parts(specs, entries, checked, policy).source
+
+
+def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], checked: bool = False,
+                           policy: PathPolicy | None = None) -> TranslationUnit:
 
     top = [s for s in specs if not s.fn.is_closure]
     sites = SiteTable()
@@ -120,4 +132,4 @@ def translation_unit(specs: list[TypedFunction], entries: list[Entry], checked: 
         out.append("")
     out += sites.table()
     out.append("")
-    return "\n".join(out)
+    return TranslationUnit("\n".join(out), frozenset(paths), tuple(sites.sites))

@@ -1,0 +1,189 @@
+"""Compiler command lines per target: the host g++ for linux-x86_64, zig (PyPI `ziglang`) for the rest.
+
+zig's first build per (target, CPU, kind) compiles libc/libc++ for minutes; its cache lives in one stable
+folder (Settings.zig_cache, EVERYPATH_ZIG_CACHE) so every later build takes seconds, and `make setup`
+warms it (`python -m lowering.toolchain --warm`).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from everypath.errors import BuildError
+from lowering.targets import TARGETS, ArtifactKind, Target, Toolchain, sdk_path
+
+INCLUDE_DIR = Path(__file__).resolve().parent.parent / "variants" / "include"
+
+# flags every portable build shares: NumPy's integer wrap-around, no errno from math, no FMA contraction
+# (bit-identical to the host build and to NumPy's loops)
+COMMON = ("-std=c++20", "-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-fvisibility=hidden", "-w")
+
+
+@functools.lru_cache(maxsize=1)
+def zig_available() -> tuple[bool, str | None]:
+    try:
+        import ziglang  # noqa: F401  (PyPI ziglang: the zig binary inside the wheel)
+    except ImportError:
+        return False, "zig not installed (PyPI ziglang; `make setup` installs it)"
+    return True, None
+
+
+def zig_cache_dir() -> Path:
+    env = os.environ.get("EVERYPATH_ZIG_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "everypath" / "zig"
+
+
+def zig_env() -> dict[str, str]:
+    cache = zig_cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    return {**os.environ, "ZIG_GLOBAL_CACHE_DIR": str(cache), "ZIG_LOCAL_CACHE_DIR": str(cache / "local")}
+
+
+@functools.lru_cache(maxsize=1)
+def _xsimd_include() -> Path | None:
+    """A folder holding only xsimd: cross builds must not see the host's /usr/include (glibc headers)."""
+    src = Path("/usr/include/xsimd")
+    if not src.is_dir():
+        return None
+    d = Path(tempfile.gettempdir()) / f"everypath-xsimd-{os.getuid()}"
+    d.mkdir(exist_ok=True)
+    link = d / "xsimd"
+    if not link.exists():
+        try:
+            link.symlink_to(src)
+        except FileExistsError:
+            pass
+    return d
+
+
+def compiler(target: Target) -> list[str]:
+    if target.toolchain is Toolchain.HOST_GXX:
+        return ["g++"]
+    return [sys.executable, "-m", "ziglang", "c++", "-target", target.triple]
+
+
+def compile_flags(target: Target, kind: ArtifactKind, opt: str = "-O2") -> list[str]:
+    flags = [*COMMON, opt, *target.cpu_flags, f"-I{INCLUDE_DIR}"]
+    if target.toolchain is Toolchain.ZIG:
+        xs = _xsimd_include()
+        if xs is not None and target.simd:
+            flags.append(f"-isystem{xs}")
+    if not target.exceptions:
+        flags += ["-fno-exceptions", "-DEP_NO_EXCEPTIONS=1"]
+    if target.threads:
+        flags += ["-pthread"] if target.os not in ("windows",) else []
+    if kind is ArtifactKind.SHARED:
+        flags += ["-fPIC", "-shared"]
+    elif kind is ArtifactKind.STATIC:
+        flags += ["-c"]
+    elif kind is ArtifactKind.WASM:
+        # a WASI reactor: no main, exports the C ABI and the allocator the host fills arguments with
+        flags += ["-mexec-model=reactor", "-Wl,--export-dynamic", "-Wl,--no-entry"]
+    sdk = sdk_path(target)
+    if sdk is not None:
+        flags.append(f"--sysroot={sdk}")
+    return flags
+
+
+def link_flags(target: Target, kind: ArtifactKind) -> list[str]:
+    if target.toolchain is Toolchain.HOST_GXX:
+        # self-contained: libstdc++ and libgcc inside; executables fully static (glibc's libmvec too)
+        base = ["-static-libstdc++", "-static-libgcc", "-lmvec", "-lm"]
+        return (["-static", *base] if kind is ArtifactKind.EXECUTABLE else base)
+    if target.os == "linux" and kind is ArtifactKind.EXECUTABLE:
+        return ["-static", "-lm"]
+    if target.os == "android" and kind is ArtifactKind.EXECUTABLE:
+        return ["-static", "-lm"]
+    return []
+
+
+@dataclass(frozen=True)
+class Built:
+    path: Path
+    seconds: float
+    command: tuple[str, ...]
+
+
+def build(sources: list[Path], out: Path, target: Target, kind: ArtifactKind, opt: str = "-O2",
+          extra: tuple[str, ...] = ()) -> Built:
+    """Compile sources into `out` (temp name + rename). A compiler failure is an everypath bug: BuildError."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    cmd = [*compiler(target), *compile_flags(target, kind, opt), *extra, *map(str, sources), "-o", tmp,
+           *link_flags(target, kind)]
+    env = zig_env() if target.toolchain is Toolchain.ZIG else None
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    dt = time.perf_counter() - t0
+    if proc.returncode != 0:
+        os.unlink(tmp)
+        raise BuildError(f"{target.name} ({kind.value}): the compiler failed on generated code (an everypath "
+                         f"bug):\n$ {' '.join(cmd)}\n{proc.stderr[-6000:]}")
+    if kind is ArtifactKind.STATIC:  # one object -> an archive (zig ar)
+        arc = tmp + ".a"
+        ar = subprocess.run([sys.executable, "-m", "ziglang", "ar", "rcs", arc, tmp], capture_output=True,
+                            text=True, env=env)
+        os.unlink(tmp)
+        if ar.returncode != 0:
+            raise BuildError(f"{target.name}: zig ar failed: {ar.stderr[-2000:]}")
+        tmp = arc
+    os.replace(tmp, out)
+    return Built(out, dt, tuple(cmd))
+
+
+_WARM = r'''
+#include <everypath/everypath.hpp>
+extern "C" __attribute__((visibility("default"))) int ep_warm(int n) {
+  auto a = ep::empty<double, 1>({n});
+  for (int i = 0; i < n; ++i) a.data[i] = i;
+  return static_cast<int>(a.size());
+}
+#if EP_WARM_MAIN
+int main() { return ep_warm(3) == 3 ? 0 : 1; }
+#endif
+'''
+
+
+def warm(names: list[str] | None = None, log: bool = True) -> list[tuple[str, str, float, str | None]]:
+    """Build a tiny unit for each zig target and kind once, so libc/libc++ are in zig's cache."""
+    out = []
+    with tempfile.TemporaryDirectory() as d:
+        src = Path(d) / "warm.cpp"
+        src.write_text(_WARM)
+        for t in TARGETS.values():
+            if t.toolchain is not Toolchain.ZIG or (names and t.name not in names):
+                continue
+            from lowering.targets import kind_status
+
+            for kind in t.kinds:
+                st = kind_status(t, kind)
+                if not st.buildable:
+                    out.append((t.name, kind.value, 0.0, st.reason))
+                    continue
+                extra = ("-DEP_WARM_MAIN=1",) if kind in (ArtifactKind.EXECUTABLE, ArtifactKind.WASI_EXE) else ()
+                t0 = time.perf_counter()
+                try:
+                    build([src], Path(d) / f"{t.name}-{kind.value}", t, kind, extra=extra)
+                    why = None
+                except BuildError as exc:
+                    why = str(exc).splitlines()[-1]
+                out.append((t.name, kind.value, time.perf_counter() - t0, why))
+                if log:
+                    print(f"zig cache: {t.name} {kind.value} {out[-1][2]:.1f} s{' — ' + why if why else ''}",
+                          flush=True)
+    return out
+
+
+if __name__ == "__main__":  # make setup: python -m lowering.toolchain --warm [TARGET ...]
+    if sys.argv[1:2] == ["--warm"]:
+        warm(sys.argv[2:] or None)
