@@ -220,3 +220,14 @@ def _options(options: dict[str, Any]) -> CompileOptions:
     if not isinstance(sandbox, bool):
         raise TypeError("everypath.compile(sandbox=...) must be a bool")
     return CompileOptions(tag, desc, dict(meta), tuple(targets), sandbox)
+
+
+def load(path: Any, key: Any = None) -> Any:
+    """A function from an `everypath bundle` file, built for this device and called like the original.
+
+    The shared library for this OS, arch and best ISA level is extracted to the cache, checked against
+    the manifest's sha256 (and the manifest against its ed25519 signature when ``key``, a public key
+    file or its bytes, is given: an unsigned bundle is then refused) before it is loaded."""
+    from lowering.loader import load as _load
+
+    return _load(path, key)

@@ -22,10 +22,13 @@ def _mount() -> None:
     from selector.autotune_cli import autotune_cmd
     from selector.cli import selector_group  # also adds `telemetry simulate`
     from dashboard.cli import dashboard_cmd
+    from lowering.bundle_cli import COMMANDS as bundle_commands  # bundle (+ keygen), inspect, run
 
     for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group, selector_group, autotune_cmd):
         main.add_command(cmd)
     main.add_command(dashboard_cmd)
+    for cmd in bundle_commands:
+        main.add_command(cmd)
 
 
 _mount()

@@ -119,7 +119,8 @@ def _toolchain_id(target: Target) -> str:
 
 
 def _key(target: Target, kind: ArtifactKind, texts: list[str], opt: str) -> str:
-    flags = toolchain.compile_flags(target, kind, opt) + toolchain.link_flags(target, kind)
+    flags = toolchain.compiler(target, kind)[-1:] + toolchain.compile_flags(target, kind, opt) + \
+        toolchain.link_flags(target, kind)
     h = hashlib.sha256()
     for part in (f"portable {PORTABLE_FORMAT} format {FORMAT_VERSION} compiler {COMPILER_VERSION}", target.name,
                  kind.value, " ".join(f for f in flags if not f.startswith(("-I", "-isystem"))), _toolchain_id(target),

@@ -51,6 +51,8 @@ class Target:
     simd: bool = True  # xsimd has an architecture for it
     sdk_env: str | None = None  # an environment variable naming the SDK/sysroot this target needs
     sdk_what: str = ""
+    # shared libraries load into the platform's own processes: glibc on Linux (the static executables are musl)
+    lib_triple: str | None = None
 
     @property
     def lib_name(self) -> str:
@@ -82,7 +84,7 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
     *(Target(f"linux-x86_64-{short}", "linux", "x86_64", Toolchain.HOST_GXX, "x86_64-linux-gnu",
              (f"-march={march}",), _NATIVE, BinaryFormat.ELF, isa_level=level) for short, march, level in _X86),
     Target("linux-arm64", "linux", "aarch64", Toolchain.ZIG, "aarch64-linux-musl", ("-mcpu=generic",), _NATIVE,
-           BinaryFormat.ELF, isa_level="armv8"),
+           BinaryFormat.ELF, isa_level="armv8", lib_triple="aarch64-linux-gnu.2.28"),
     Target("windows-x86_64", "windows", "x86_64", Toolchain.ZIG, "x86_64-windows-gnu", ("-mcpu=x86_64_v2",),
            _NATIVE, BinaryFormat.PE, isa_level="x86-64-v2"),
     Target("macos-arm64", "darwin", "aarch64", Toolchain.ZIG, "aarch64-macos", ("-mcpu=apple_m1",), _NATIVE,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,15 +66,17 @@ def _xsimd_include() -> Path | None:
     return d
 
 
-def compiler(target: Target) -> list[str]:
+def compiler(target: Target, kind: ArtifactKind | None = None) -> list[str]:
     if target.toolchain is Toolchain.HOST_GXX:
         return ["g++"]
-    return [sys.executable, "-m", "ziglang", "c++", "-target", target.triple]
+    triple = target.lib_triple if kind is ArtifactKind.SHARED and target.lib_triple else target.triple
+    return [sys.executable, "-m", "ziglang", "c++", "-target", triple]
 
 
 def compile_flags(target: Target, kind: ArtifactKind, opt: str = "-O2") -> list[str]:
     flags = [*COMMON, opt, *target.cpu_flags, f"-I{INCLUDE_DIR}"]
     if target.toolchain is Toolchain.ZIG:
+        flags.append("-g0")  # zig c++ emits DWARF by default: the sources' paths would enter the artifact
         xs = _xsimd_include()
         if xs is not None and target.simd:
             flags.append(f"-isystem{xs}")
@@ -97,13 +100,16 @@ def compile_flags(target: Target, kind: ArtifactKind, opt: str = "-O2") -> list[
 def link_flags(target: Target, kind: ArtifactKind) -> list[str]:
     if target.toolchain is Toolchain.HOST_GXX:
         # self-contained: libstdc++ and libgcc inside; executables fully static (glibc's libmvec too)
-        base = ["-static-libstdc++", "-static-libgcc", "-lmvec", "-lm"]
+        base = ["-static-libstdc++", "-static-libgcc", "-lmvec", "-lm", "-s"]
         return (["-static", *base] if kind is ArtifactKind.EXECUTABLE else base)
+    # -s: zig's cached libc/libc++ carry DWARF naming the folders they were built from; stripped, an
+    # artifact is byte-identical wherever it is built (bundles are reproducible)
+    strip = [] if kind is ArtifactKind.STATIC else ["-s"]
     if target.os == "linux" and kind is ArtifactKind.EXECUTABLE:
-        return ["-static", "-lm"]
+        return ["-static", "-lm", *strip]
     if target.os == "android" and kind is ArtifactKind.EXECUTABLE:
-        return ["-static", "-lm"]
-    return []
+        return ["-static", "-lm", *strip]
+    return strip
 
 
 @dataclass(frozen=True)
@@ -115,29 +121,35 @@ class Built:
 
 def build(sources: list[Path], out: Path, target: Target, kind: ArtifactKind, opt: str = "-O2",
           extra: tuple[str, ...] = ()) -> Built:
-    """Compile sources into `out` (temp name + rename). A compiler failure is an everypath bug: BuildError."""
+    """Compile sources into `out` (temp folder + rename). A compiler failure is an everypath bug: BuildError."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent)
-    os.close(fd)
-    cmd = [*compiler(target), *compile_flags(target, kind, opt), *extra, *map(str, sources), "-o", tmp,
-           *link_flags(target, kind)]
-    env = zig_env() if target.toolchain is Toolchain.ZIG else None
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    dt = time.perf_counter() - t0
-    if proc.returncode != 0:
-        os.unlink(tmp)
-        raise BuildError(f"{target.name} ({kind.value}): the compiler failed on generated code (an everypath "
-                         f"bug):\n$ {' '.join(cmd)}\n{proc.stderr[-6000:]}")
-    if kind is ArtifactKind.STATIC:  # one object -> an archive (zig ar)
-        arc = tmp + ".a"
-        ar = subprocess.run([sys.executable, "-m", "ziglang", "ar", "rcs", arc, tmp], capture_output=True,
-                            text=True, env=env)
-        os.unlink(tmp)
-        if ar.returncode != 0:
-            raise BuildError(f"{target.name}: zig ar failed: {ar.stderr[-2000:]}")
-        tmp = arc
-    os.replace(tmp, out)
+    # a private folder holding the artifact under its own name: linkers record the output's name (a PE's
+    # export table, an archive's member), so a random temporary name would make every build differ
+    work = Path(tempfile.mkdtemp(prefix=out.name + ".", suffix=".tmp", dir=out.parent))
+    try:
+        tmp = work / (Path(out.name).stem + ".o" if kind is ArtifactKind.STATIC else out.name)
+        # a Mach-O library's install name defaults to the output path: a build path inside the artifact
+        name = [f"-Wl,-install_name,@rpath/{out.name}"] if target.os == "darwin" and kind is ArtifactKind.SHARED \
+            else []
+        cmd = [*compiler(target, kind), *compile_flags(target, kind, opt), *extra, *map(str, sources), "-o", str(tmp),
+               *link_flags(target, kind), *name]
+        env = zig_env() if target.toolchain is Toolchain.ZIG else None
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        dt = time.perf_counter() - t0
+        if proc.returncode != 0:
+            raise BuildError(f"{target.name} ({kind.value}): the compiler failed on generated code (an everypath "
+                             f"bug):\n$ {' '.join(cmd)}\n{proc.stderr[-6000:]}")
+        if kind is ArtifactKind.STATIC:  # one object -> an archive (zig ar: deterministic by default)
+            arc = work / out.name
+            ar = subprocess.run([sys.executable, "-m", "ziglang", "ar", "rcs", str(arc), str(tmp)],
+                                capture_output=True, text=True, env=env)
+            if ar.returncode != 0:
+                raise BuildError(f"{target.name}: zig ar failed: {ar.stderr[-2000:]}")
+            tmp = arc
+        os.replace(tmp, out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return Built(out, dt, tuple(cmd))
 
 

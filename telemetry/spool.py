@@ -125,10 +125,15 @@ def ingest(path: Path | str, lake: Lake) -> tuple[int, bool]:
     if device is None:
         device = device_fields(runtime=runtime, lake_root=lake.root)
     else:
-        from telemetry.device import device_class
+        from telemetry.device import device_class, salt
 
+        if not device.get("device_id") and device.get("machine_key"):
+            # a standalone executable sends a hash of its machine id, never the id: salted with this
+            # lake's salt as device_fields salts the id, so lakes never share device ids
+            device = {**device, "device_id": hashlib.sha256(salt(lake.root) + str(device["machine_key"]).encode())
+                      .hexdigest()}
         if not device.get("device_id"):
-            raise SpoolError(f"{path}: the spool's device block has no device_id")
+            raise SpoolError(f"{path}: the spool's device block has neither device_id nor machine_key")
         device = {**device, "runtime": device.get("runtime") or runtime}
         device.setdefault("device_class", device_class(device))
     result = lake.publish_named(to_batch(raw, sites, device), name=batch_id(path))

@@ -10,7 +10,33 @@
  * the signature descriptor both sides agree on.
  *
  * Each shared object also exports ep_abi_version() and ep_release(owner).
- * Plain C so that every target (and every language) can use it. */
+ * Plain C so that every target (and every language) can use it.
+ *
+ * Builds without C++ exceptions (wasm: -fno-exceptions -DEP_NO_EXCEPTIONS=1;
+ * EP_NO_EXCEPTIONS is also implied whenever the compiler has exceptions off)
+ * cannot unwind out of a failing call. There, the Python exception of compiled
+ * code is recorded and the call does not return:
+ *   - ep::raise(type, message) copies the type and message into the unit's
+ *     error slot (one ep_error per unit; per thread on targets with threads,
+ *     wasm has one) and into the `err` of the ep_call_<symbol> running, then
+ *     calls the raise handler, if one is installed, and executes a trap
+ *     (__builtin_trap: `unreachable` on wasm). The host (wasmtime, a
+ *     JavaScript WebAssembly embedding) catches the trap and reads the error
+ *     through ep_last_error(). The instance's state after a trap is that of a
+ *     call abandoned mid-way (memory it allocated is not freed): a host may
+ *     keep calling it, or instantiate the module afresh.
+ *   - A program installs its own handler (C++) with
+ *     ep::set_raise_handler(void (*)(const ep_error*)); a standalone
+ *     executable uses ep::print_error_and_exit (entry.hpp): `Type: message`
+ *     on stderr, exit status 1. A handler should not return; if it does, the
+ *     trap follows.
+ *   - ep_call_<symbol> returns 0 whenever it returns.
+ *   - Memory exhaustion in everypath's allocator raises MemoryError this way;
+ *     the C++ library's own failures (operator new, std::vector) abort.
+ * Such units export, besides the functions above,
+ *     const ep_error* ep_last_error(void);  the slot (set = 1 once filled)
+ *     void ep_clear_error(void);            zero it (set = 0)
+ * Units built with exceptions do not export them: errors arrive in `err`. */
 #ifndef EVERYPATH_ABI_H
 #define EVERYPATH_ABI_H
 
@@ -76,6 +102,10 @@ typedef struct ep_error {
   char type[64];      /* Python builtin exception name, or module.Name (imported) */
   char message[1024]; /* already formatted, NUL-terminated */
 } ep_error;
+
+/* Units built without exceptions only (see above). */
+typedef const ep_error* (*ep_last_error_fn)(void);
+typedef void (*ep_clear_error_fn)(void);
 
 typedef int (*ep_entry_fn)(const ep_value* args, int64_t nargs,
                            ep_value* results, int64_t nresults,

@@ -4,6 +4,8 @@
 // the host knows a result is borrowed from an argument.
 #pragma once
 
+#include "config.hpp"
+
 #include <algorithm>
 #include <array>
 #include <complex>
@@ -11,7 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <string>
 #include <tuple>
@@ -22,6 +23,11 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(_WIN32)
+#include <malloc.h>  // _aligned_malloc: the Windows CRT has no aligned_alloc
+#endif
+
+#include "abi.h"
 
 namespace ep {
 
@@ -33,9 +39,62 @@ struct PyError {
   std::string message;
 };
 
+inline void fill_error(ep_error* err, const char* type, const char* message) noexcept {
+  if (!err) return;
+  err->set = 1;
+  std::strncpy(err->type, type, sizeof(err->type) - 1);
+  err->type[sizeof(err->type) - 1] = 0;
+  std::strncpy(err->message, message, sizeof(err->message) - 1);
+  err->message[sizeof(err->message) - 1] = 0;
+}
+
+#if defined(EP_NO_EXCEPTIONS)
+// Without C++ exceptions (abi.h): the error slot, the error of the running entry call,
+// and the handler ep::raise calls before it traps.
+using raise_handler = void (*)(const ep_error*);
+
+#if defined(EP_SINGLE_THREADED)
+#define EP_ERROR_SLOT_STORAGE static
+#else
+#define EP_ERROR_SLOT_STORAGE static thread_local  // one per thread where there are threads
+#endif
+inline ep_error& error_slot() noexcept {
+  EP_ERROR_SLOT_STORAGE ep_error slot{};
+  return slot;
+}
+inline ep_error*& current_error() noexcept {  // the `err` of the entry call running now (guarded)
+  EP_ERROR_SLOT_STORAGE ep_error* err = nullptr;
+  return err;
+}
+#undef EP_ERROR_SLOT_STORAGE
+inline raise_handler& raise_handler_ref() noexcept {
+  static raise_handler h = nullptr;
+  return h;
+}
+// Installs the handler ep::raise calls (nullptr: none, trap at once); returns the previous one.
+// The handler gets the filled error slot; it should not return (exit, longjmp); if it does,
+// ep::raise traps.
+inline raise_handler set_raise_handler(raise_handler h) noexcept {
+  raise_handler old = raise_handler_ref();
+  raise_handler_ref() = h;
+  return old;
+}
+
+[[noreturn]] inline void raise(const char* type, const char* message) noexcept {
+  ep_error& slot = error_slot();
+  fill_error(&slot, type, message);
+  if (ep_error* err = current_error(); err && err != &slot) *err = slot;
+  if (raise_handler h = raise_handler_ref()) h(&slot);
+  __builtin_trap();
+}
+[[noreturn]] inline void raise(const char* type, const std::string& message) noexcept {
+  raise(type, message.c_str());
+}
+#else
 [[noreturn]] inline void raise(const char* type, std::string message) {
   throw PyError{type, std::move(message)};
 }
+#endif
 
 struct None {
   bool operator==(const None&) const { return true; }
@@ -105,11 +164,11 @@ inline std::array<index_t, N> c_strides(const std::array<index_t, N>& shape) {
 // next call faulting every page back in. Bounded (8 blocks, 64 MiB), thread-safe.
 struct BlockCache {
   static constexpr size_t max_blocks = 8, max_bytes = size_t(64) << 20;
-  std::mutex lock;
+  Mutex lock;
   std::vector<std::pair<size_t, void*>> blocks;
   size_t held = 0;
   void* take(size_t cls) {
-    std::lock_guard<std::mutex> g(lock);
+    LockGuard<Mutex> g(lock);
     for (size_t i = 0; i < blocks.size(); ++i)
       if (blocks[i].first == cls) {
         void* p = blocks[i].second;
@@ -121,7 +180,7 @@ struct BlockCache {
     return nullptr;
   }
   bool give(size_t cls, void* p) {
-    std::lock_guard<std::mutex> g(lock);
+    LockGuard<Mutex> g(lock);
     if (blocks.size() >= max_blocks || held + cls > max_bytes) return false;
     blocks.emplace_back(cls, p);
     held += cls;
@@ -143,10 +202,33 @@ inline size_t block_class(size_t bytes) { return (bytes + (size_t(64) << 10) - 1
 // after the first large free, so repeated temporaries reuse warm heap memory instead of
 // faulting in fresh pages (~3 ms per 8 MiB here). Large blocks are also advised for
 // transparent huge pages (NumPy's hugepage hint), which cuts the faults that remain.
+inline void* aligned_bytes(size_t bytes) {
+  const size_t n = (bytes + 63) / 64 * 64;
+#if defined(_WIN32)
+  return _aligned_malloc(n, 64);
+#else
+  return std::aligned_alloc(64, n);
+#endif
+}
+inline void free_aligned(void* p) {
+#if defined(_WIN32)
+  _aligned_free(p);
+#else
+  std::free(p);
+#endif
+}
+
 inline void* allocate_bytes(size_t bytes) {
   constexpr size_t huge = size_t(4) << 20;
-  void* p = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
-  if (!p) throw std::bad_alloc();
+  (void)huge;
+  void* p = aligned_bytes(bytes);
+  if (!p) {
+#if defined(EP_NO_EXCEPTIONS)
+    raise("MemoryError", "out of memory in compiled code");
+#else
+    throw std::bad_alloc();
+#endif
+  }
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (bytes >= huge) {
     uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + 4095) & ~uintptr_t(4095);
@@ -183,7 +265,7 @@ Array<T, N> empty(const std::array<index_t, N>& shape) {
   if (!p) p = allocate_bytes(cls);
   a.data = static_cast<T*>(p);
   a.owner = std::shared_ptr<void>(p, [cls](void* q) {
-    if (!block_cache().give(cls, q)) std::free(q);
+    if (!block_cache().give(cls, q)) free_aligned(q);
   });
   return a;
 }

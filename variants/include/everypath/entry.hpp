@@ -1,8 +1,12 @@
 // Glue between the C ABI (abi.h) and the typed C++ of a compiled function:
 // arguments arrive as ep_value descriptors, results leave the same way, and
 // C++ exceptions become an ep_error the host re-raises as a Python exception.
+// Without exceptions (EP_NO_EXCEPTIONS, wasm) ep::raise fills the error slot and
+// traps instead (abi.h, array.hpp); guarded() then only runs the body.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -60,14 +64,28 @@ void put_list(ep_value& v, const List<T>& l, int dtype) {
 }
 
 inline void set_error(ep_error* err, const char* type, const std::string& message) {
-  if (!err) return;
-  err->set = 1;
-  std::strncpy(err->type, type, sizeof(err->type) - 1);
-  err->type[sizeof(err->type) - 1] = 0;
-  std::strncpy(err->message, message.c_str(), sizeof(err->message) - 1);
-  err->message[sizeof(err->message) - 1] = 0;
+  fill_error(err, type, message.c_str());
 }
 
+#if defined(EP_NO_EXCEPTIONS)
+// Runs a typed body. A failure does not come back here: ep::raise copies the error into
+// the slot (and into `err`), calls the raise handler and traps (abi.h).
+template <class F>
+int guarded(ep_error* err, F&& body) {
+  ep_error* outer = current_error();
+  current_error() = err;
+  body();
+  current_error() = outer;
+  return 0;
+}
+
+// A raise handler for standalone executables: `Type: message` on stderr, exit status 1.
+inline void print_error_and_exit(const ep_error* e) {
+  std::fprintf(stderr, "%s: %s\n", e->type, e->message);
+  std::fflush(stderr);
+  std::exit(1);
+}
+#else
 // Runs a typed body, turning every C++ failure into a Python exception.
 template <class F>
 int guarded(ep_error* err, F&& body) {
@@ -83,13 +101,28 @@ int guarded(ep_error* err, F&& body) {
   }
   return 1;
 }
+#endif
 
 }  // namespace ep
 
+#if defined(_WIN32)
+#define EP_EXPORT extern "C" __declspec(dllexport)  // PE has no visibility: export the ABI explicitly
+#else
 #define EP_EXPORT extern "C" __attribute__((visibility("default")))
+#endif
+
+#if defined(EP_NO_EXCEPTIONS)
+// the error slot of a unit built without exceptions (abi.h)
+#define EP_DEFINE_ERROR_SLOT()                                              \
+  EP_EXPORT const ep_error* ep_last_error(void) { return &ep::error_slot(); } \
+  EP_EXPORT void ep_clear_error(void) { ep::error_slot() = ep_error{}; }
+#else
+#define EP_DEFINE_ERROR_SLOT()
+#endif
 
 #define EP_DEFINE_ABI()                                                     \
   EP_EXPORT int ep_abi_version(void) { return EP_ABI_VERSION; }             \
   EP_EXPORT void ep_release(void* owner) {                                  \
     delete static_cast<std::shared_ptr<void>*>(owner);                      \
-  }
+  }                                                                         \
+  EP_DEFINE_ERROR_SLOT()

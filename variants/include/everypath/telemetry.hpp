@@ -18,7 +18,9 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #endif
-#if defined(_OPENMP)
+#if defined(EP_HAVE_THREADS)
+#include "paths/threads/pool.hpp"
+#elif defined(_OPENMP)
 #include <omp.h>
 #endif
 
@@ -113,8 +115,11 @@ inline int64_t ticks(const Hub* h) noexcept {
   return steady_ns();
 }
 
+// the threads a threads-path variant runs on (pool.hpp: OpenMP's count, or the pool's)
 inline int16_t max_threads() noexcept {
-#if defined(_OPENMP)
+#if defined(EP_HAVE_THREADS)
+  return static_cast<int16_t>(ep::threads::max_threads());
+#elif defined(_OPENMP)
   return static_cast<int16_t>(omp_get_max_threads());
 #else
   return 1;

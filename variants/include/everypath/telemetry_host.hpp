@@ -10,7 +10,6 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -72,7 +71,7 @@ class HostHub {
   // Put a selection table in force for every registered (and later registered) site;
   // returns its generation, the number records carry. An empty table: back to defaults.
   int set_table(const std::string& version, std::vector<TableEntry> entries) {
-    std::lock_guard<std::mutex> g(mu_);
+    LockGuard<Mutex> g(mu_);
     table_ = std::move(entries);
     versions_.push_back(version);
     const int gen = static_cast<int>(versions_.size()) - 1;
@@ -82,25 +81,25 @@ class HostHub {
   }
 
   std::vector<std::string> table_versions() {
-    std::lock_guard<std::mutex> g(mu_);
+    LockGuard<Mutex> g(mu_);
     return versions_;
   }
 
   std::vector<SiteCopy> sites_since(size_t first) {
-    std::lock_guard<std::mutex> g(mu_);
+    LockGuard<Mutex> g(mu_);
     if (first >= sites_.size()) return {};
     return std::vector<SiteCopy>(sites_.begin() + static_cast<std::ptrdiff_t>(first), sites_.end());
   }
 
   size_t site_count() {
-    std::lock_guard<std::mutex> g(mu_);
+    LockGuard<Mutex> g(mu_);
     return sites_.size();
   }
 
   // Everything pushed so far (each ring read from tail to head), oldest first per thread.
   Drained drain() {
     Drained d;
-    std::lock_guard<std::mutex> g(mu_);
+    LockGuard<Mutex> g(mu_);
     const double ns_per_tick = scale();
     for (size_t i = 0; i < rings_.size();) {
       Ring* r = rings_[i].get();
@@ -128,7 +127,7 @@ class HostHub {
   };
   using Resolution = std::vector<Resolved>;  // by site id
   OwnedHub hub_;
-  std::mutex mu_;
+  Mutex mu_;
   std::vector<std::shared_ptr<Ring>> rings_;
   std::vector<SiteCopy> sites_;
   std::vector<TableEntry> table_;
@@ -232,13 +231,17 @@ class HostHub {
   };
 
   static Ring* ring_of(Hub* h) {
+#if defined(EP_SINGLE_THREADED)
+    static ThreadRing mine;  // one thread (wasm32-wasi has no __cxa_thread_atexit for thread_local destructors)
+#else
     thread_local ThreadRing mine;
+#endif
     HostHub* self = from(h);
     if (mine.owner != self) {  // first call on this thread (or a new hub): a ring of its own
       if (mine.ring) mine.ring->orphan.store(1, std::memory_order_release);
       auto r = std::make_shared<Ring>();
       r->rng ^= reinterpret_cast<uintptr_t>(r.get()) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(steady_ns());
-      std::lock_guard<std::mutex> g(self->mu_);
+      LockGuard<Mutex> g(self->mu_);
       self->rings_.push_back(r);
       mine.ring = std::move(r);
       mine.owner = self;
@@ -248,7 +251,7 @@ class HostHub {
 
   static int32_t add_sites_of(Hub* h, const SiteInfo* s, int32_t n) {
     HostHub* self = from(h);
-    std::lock_guard<std::mutex> g(self->mu_);
+    LockGuard<Mutex> g(self->mu_);
     const auto first = static_cast<int32_t>(self->sites_.size());
     for (int32_t i = 0; i < n; ++i)
       self->sites_.push_back({s[i].function, s[i].op, s[i].call_site, s[i].dtype, s[i].variants});

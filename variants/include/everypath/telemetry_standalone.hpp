@@ -8,13 +8,19 @@
 //   ... call compiled functions ...           // ~/SpoolHost: final drain, flush, close
 //
 // Units attached after start() are not described in this spool (start a new one).
+// Targets without threads (wasm32-wasi) have no background thread: records reach the
+// file when the program calls poll() (each thread's ring holds 4096) and at stop().
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
+
+#include "config.hpp"
+#if !defined(EP_SINGLE_THREADED)
 #include <thread>
+#endif
 
 #include "telemetry_host.hpp"
 #include "telemetry_spool.hpp"
@@ -50,11 +56,20 @@ class SpoolHost {
   ~SpoolHost() { stop(); }
 
   Hub* hub() { return host_.hub(); }
+  HostHub& host() { return host_; }  // e.g. to put a selection table in force before start()
 
   // Record every sampled call into `path`, drained every flush_ms by a background thread.
-  void start(const std::string& path, double sample = 1.0, double explore = 0.0, int flush_ms = 1000,
-             const std::string& runtime = "native-executable") {
+  // False (nothing recorded) when the spool cannot be written and there are no exceptions
+  // to report it (SpoolWriter::error() says why; with exceptions the writer throws).
+  // `extra`: more members of the site table's JSON object (", \"device\": {...}", spool.py).
+  bool start(const std::string& path, double sample = 1.0, double explore = 0.0, int flush_ms = 1000,
+             const std::string& runtime = "native-executable", const std::string& extra = "") {
     writer_ = std::make_unique<SpoolWriter>(path);
+    if (!writer_->ok()) {
+      error_ = writer_->error();
+      writer_.reset();
+      return false;
+    }
     std::string json = "{\"runtime\": " + json_string(runtime) + ", \"sites\": [";
     const auto sites = host_.sites_since(0);
     for (size_t i = 0; i < sites.size(); ++i) {
@@ -69,34 +84,55 @@ class SpoolHost {
       }
       json += "]}";
     }
-    writer_->add_sites(json + "]}");
+    writer_->add_sites(json + "]" + extra + "}");
     host_.configure(true, sample, explore);
     stop_.store(false);
+#if defined(EP_SINGLE_THREADED)
+    (void)flush_ms;
+#else
     thread_ = std::thread([this, flush_ms] {
       while (!stop_.load()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(flush_ms));
         drain_to_spool();
       }
     });
+#endif
+    return writer_->ok();
   }
+
+  // Write the records recorded so far now (what the background thread does every flush_ms).
+  void poll() {
+    if (writer_) drain_to_spool();
+  }
+
+  // Why start() returned false, or why the spool stopped being written (no exceptions).
+  std::string error() const { return writer_ ? writer_->error() : error_; }
 
   // Stop recording, write what is left and close the file (idempotent).
   void stop() {
     if (!writer_) return;
     host_.configure(false, 0.0, 0.0);
     stop_.store(true);
+#if !defined(EP_SINGLE_THREADED)
     if (thread_.joinable()) thread_.join();
+#endif
     drain_to_spool();
+    if (!writer_->ok()) error_ = writer_->error();
     writer_.reset();
   }
 
  private:
   HostHub host_;
   std::unique_ptr<SpoolWriter> writer_;
+#if !defined(EP_SINGLE_THREADED)
   std::thread thread_;
+#endif
   std::atomic<bool> stop_{false};
+  Mutex drain_mu_;  // poll() and the background thread
+  std::string error_;
 
   void drain_to_spool() {
+    LockGuard<Mutex> g(drain_mu_);
     const Drained d = host_.drain();
     for (size_t i = 0; i < d.size(); ++i) {
       SpoolRecord r{};

@@ -10,24 +10,22 @@
 #include "map.hpp"
 
 #if defined(EP_HAVE_THREADS)
-#include <omp.h>
+#include "pool.hpp"
 
 namespace ep::threads {
 
 // threads worth starting for `items` independent pieces of work
 inline int team(index_t items) {
-  return static_cast<int>(std::max<index_t>(1, std::min<index_t>(items, omp_get_max_threads())));
+  return static_cast<int>(std::max<index_t>(1, std::min<index_t>(items, max_threads())));
 }
 
 // f(t, lo, hi) on thread t for its share [lo, hi) of [0, count); no exception may leave f
 template <class F>
 void parallel_ranges(index_t count, int nt, F&& f) {
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
+  parallel(nt, [&](int t) {
     const index_t lo = count * t / nt, hi = count * (t + 1) / nt;
     if (hi > lo) f(t, lo, hi);
-  }
+  });
 }
 
 // The lanes of an N-d shape along Axis: an (N-1)-d space of lane starts in two layouts

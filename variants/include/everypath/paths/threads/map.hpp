@@ -1,13 +1,14 @@
 // The threads path of fused element-wise expressions: the loops body split
-// across OpenMP threads. Contiguous operands split the flat index range; other
-// layouts split the first axis (each thread maps its own slab of rows). Results
-// are bit-identical to the loops path: every element is computed the same way.
+// across threads (pool.hpp: OpenMP, or a std::thread pool). Contiguous operands
+// split the flat index range; other layouts split the first axis (each thread
+// maps its own slab of rows). Results are bit-identical to the loops path: every
+// element is computed the same way.
 #pragma once
 
 #include "../../map.hpp"
 
 #if defined(EP_HAVE_THREADS)
-#include <omp.h>
+#include "pool.hpp"
 
 namespace ep::threads {
 
@@ -33,17 +34,15 @@ inline A slab(const A& a, index_t lo, index_t hi) {
 template <class Out, int N, class F, class... Ops>
 void map_into_slabs(const Array<Out, N>& out, F& f, const Ops&... ops) {
   const index_t rows = out.shape[0];
-  const int nt = static_cast<int>(std::min<index_t>(rows, omp_get_max_threads()));
-#pragma omp parallel num_threads(nt)
-  {
-    const int t = omp_get_thread_num();
+  const int nt = static_cast<int>(std::min<index_t>(rows, max_threads()));
+  parallel(nt, [&](int t) {
     const index_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
     if (hi > lo) {
       Array<Out, N> dst = slab<N>(out, lo, hi);
       map_rows<Out, N>(dst.data, dst.strides, dst.shape, f, std::make_tuple(slab<N>(ops, lo, hi)...),
                        std::index_sequence_for<Ops...>{});
     }
-  }
+  });
 }
 
 template <class Out, int N, class F, class... Ops>
@@ -51,12 +50,12 @@ Array<Out, N> map(F f, const Ops&... ops) {
   auto shape = broadcast_shape<N>(ops...);
   index_t n = 1;
   for (int k = 0; k < N; ++k) n *= shape[k];
-  if (n < kMinParallel || omp_get_max_threads() < 2) return ep::map<Out, N>(f, ops...);
+  const int nt = max_threads();
+  if (n < kMinParallel || nt < 2) return ep::map<Out, N>(f, ops...);
   Array<Out, N> out = empty<Out, N>(shape);
   if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
     Out* __restrict o = out.data;
-#pragma omp parallel for simd schedule(static)
-    for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_get(ops, i)...));
+    parallel_for_simd(0, n, nt, [&](index_t i) { o[i] = static_cast<Out>(f(flat_get(ops, i)...)); });
     return out;
   }
   if constexpr (N == 0) {

@@ -11,7 +11,7 @@
 #include "map.hpp"
 
 #if defined(EP_HAVE_THREADS)
-#include <omp.h>
+#include "pool.hpp"
 
 namespace ep::threads {
 
@@ -22,15 +22,13 @@ typename Op::result reduce_all(const Array<T, N>& a) {
     return red::reduce_all<Op>(a);
   } else {
     const index_t rows = a.shape[0];
-    const int nt = static_cast<int>(std::min<index_t>(rows, omp_get_max_threads()));
+    const int nt = static_cast<int>(std::min<index_t>(rows, max_threads()));
     if (a.size() < kMinParallel * 4 || nt < 2) return red::reduce_all<Op>(a);
     std::vector<R> part(static_cast<size_t>(nt));
-#pragma omp parallel num_threads(nt)
-    {
-      const int t = omp_get_thread_num();
+    parallel(nt, [&](int t) {
       const index_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
       part[static_cast<size_t>(t)] = red::reduce_all<Op>(slab<N>(a, lo, hi));
-    }
+    });
     R acc = part[0];
     for (int t = 1; t < nt; ++t) acc = Op::combine(acc, part[static_cast<size_t>(t)]);
     return acc;
