@@ -163,3 +163,25 @@ def test_the_wasi_command_runs_like_cpython_and_spools(tmp_path: Path) -> None:
     assert rows and {r["runtime"] for r in rows} == {"wasi"} and {r["arch"] for r in rows} == {"wasm32"}
     # no /etc/machine-id inside WASI: a random key kept beside the spool stands for the installation
     assert len((tmp_path / ".everypath-machine-key").read_text()) == 64
+
+
+def test_an_arm64_run_under_qemu_shows_up_in_the_dashboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The round trip from a non-Python target: spool under qemu-user, ingest, the dashboard's fleet page."""
+    import shutil
+
+    from streamlit.testing.v1 import AppTest
+
+    from tests.dashboard.test_app import APP, show, table
+
+    if shutil.which("qemu-aarch64-static") is None:
+        pytest.skip("qemu-aarch64-static is not installed (make setup installs qemu-user-static)")
+    spool, device = _run_with_spool(sx.built("linux-arm64")["standardize"], tmp_path)
+    lake = tmp_path / "lake"
+    rows = _ingest(lake, spool)
+    monkeypatch.setenv("EVERYPATH_LAKE", str(lake))
+    monkeypatch.setenv("EVERYPATH_REGISTRY", str(tmp_path / "registry"))
+    at = show(AppTest.from_file(str(APP), default_timeout=30).run(), "views/fleet.py")
+    classes = table(at, "device-classes")
+    arm = classes[classes["device_class"] == device["device_class"]]
+    assert len(arm) == 1 and arm.iloc[0]["arch"] == "aarch64" and arm.iloc[0]["calls"] == len(rows) == 3
+    assert arm.iloc[0]["runtime"] == "native-executable" and arm.iloc[0]["isa_level"] == device["isa_level"]
