@@ -23,10 +23,12 @@ def _mount() -> None:
     from selector.cli import selector_group  # also adds `telemetry simulate`
     from dashboard.cli import dashboard_cmd
     from lowering.bundle_cli import COMMANDS as bundle_commands  # bundle (+ keygen), inspect, run
+    from lowering.export_cli import export_cmd
 
     for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group, selector_group, autotune_cmd):
         main.add_command(cmd)
     main.add_command(dashboard_cmd)
+    main.add_command(export_cmd)
     for cmd in bundle_commands:
         main.add_command(cmd)
 

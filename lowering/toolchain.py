@@ -23,7 +23,9 @@ INCLUDE_DIR = Path(__file__).resolve().parent.parent / "variants" / "include"
 
 # flags every portable build shares: NumPy's integer wrap-around, no errno from math, no FMA contraction
 # (bit-identical to the host build and to NumPy's loops)
-COMMON = ("-std=c++20", "-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-fvisibility=hidden", "-w")
+COMMON = ("-std=c++20", "-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-fvisibility=hidden", "-w",
+          # one section per function, so the linker drops what the entry never reaches (artifact size)
+          "-ffunction-sections", "-fdata-sections")
 
 
 @functools.lru_cache(maxsize=1)
@@ -98,6 +100,16 @@ def compile_flags(target: Target, kind: ArtifactKind, opt: str = "-O2") -> list[
 
 
 def link_flags(target: Target, kind: ArtifactKind) -> list[str]:
+    return [*_link_flags(target, kind), *_gc_sections(target, kind)]
+
+
+def _gc_sections(target: Target, kind: ArtifactKind) -> list[str]:
+    if kind is ArtifactKind.STATIC or target.os == "wasi" or target.os == "web":  # wasm-ld collects by default
+        return []
+    return ["-Wl,-dead_strip"] if target.os in ("darwin", "ios") else ["-Wl,--gc-sections"]
+
+
+def _link_flags(target: Target, kind: ArtifactKind) -> list[str]:
     if target.toolchain is Toolchain.HOST_GXX:
         # self-contained: libstdc++ and libgcc inside; executables fully static (glibc's libmvec too)
         base = ["-static-libstdc++", "-static-libgcc", "-lmvec", "-lm", "-s"]
