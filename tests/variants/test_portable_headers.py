@@ -2,7 +2,8 @@
 
 * The threads path's std::thread pool (paths/threads/pool.hpp), used when a build has no
   -fopenmp: its primitives directly, and a generated unit whose every operator runs on the
-  threads path, built with and without OpenMP: both agree bit for bit and with NumPy.
+  threads path, built with and without OpenMP: both agree bit for bit and with NumPy; (slow)
+  test_threads_paths.py's axis-kernel cases on the pool.
 * The no-exception contract (abi.h): a unit built with -fno-exceptions -DEP_NO_EXCEPTIONS=1
   reports a raised Python exception through the error slot, the raise handler and a trap.
 * (slow) Representative corpus kernels build with zig for aarch64-linux-musl and wasm32-wasi
@@ -268,6 +269,28 @@ def test_threads_unit_without_openmp_matches_openmp_and_numpy(tmp_path: Path) ->
             np.testing.assert_array_equal(got, want, err_msg=f"result {i}")
 
 
+# ---- the axis kernels (reduce_axis, scan, sort) on the pool, against NumPy ------------------------
+
+@pytest.mark.slow
+@needs_gxx
+@pytest.mark.parametrize("family", ["reductions", "scans", "sorts"])
+def test_threads_axis_kernels_on_the_pool(family: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """test_threads_paths.py's cases, built without -fopenmp and run on 3 pool threads."""
+    from tests.variants import test_threads_paths as tp
+    from tests.variants._sortkit import Kit, run_kit
+
+    class PoolKit(tp.ThreadsKit):
+        def run(self, tmp: Path, opt: str = "-O1", extra_flags: tuple[str, ...] = ()) -> dict[str, list[str]]:
+            return Kit.run(self, tmp, opt, (*extra_flags, "-pthread", "-DEP_HAVE_THREADS=1",
+                                            "-DEP_THREADS_MIN_PREFIX=65536"))
+
+    monkeypatch.setenv("EVERYPATH_THREADS", "3")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    p = PoolKit(f"pool_{family}", tmp_path)
+    {"reductions": tp._reduction_cases, "scans": tp._scan_cases, "sorts": tp._sort_cases}[family](p)
+    run_kit(p, tmp_path)
+
+
 # ---- the no-exception contract -----------------------------------------------------------------
 
 def checked_root(x: float) -> float:
@@ -408,3 +431,75 @@ def _slot(store, ex) -> dict:
     raw = bytes(mem.read(store, at, at + 4 + 64 + 1024))
     return {"set": int.from_bytes(raw[:4], "little"), "type": raw[4:68].split(b"\0")[0].decode(),
             "message": raw[68:].split(b"\0")[0].decode()}
+
+
+def step(x: F1):
+    return np.tanh(x) * 0.5 + 1.0
+
+
+WASM_STANDALONE = r'''
+#include "unit.cpp"
+#include <everypath/telemetry_standalone.hpp>
+#include <cstdio>
+
+int main() {
+  ep::set_raise_handler(ep::print_error_and_exit);
+  ep::tele::SpoolHost host;  // no background thread on wasm: poll() writes the records so far
+  if (ep_telemetry_attach(host.hub()) != 1) return 3;
+  if (!host.start("/out/run.spool", 1.0, 0.0, 20)) {
+    std::fprintf(stderr, "spool: %s\n", host.error().c_str());
+    return 4;
+  }
+  auto x = ep::empty<double, 1>({1000});
+  for (int i = 0; i < 1000; ++i) x.data[i] = i * 0.001;
+  double check = 0;
+  for (int i = 0; i < 50; ++i) {
+    auto r = SYMBOL(x);
+    check += r.data[3];
+    host.poll();
+  }
+  host.stop();
+  std::printf("%.6f\n", check);
+  std::fflush(stdout);
+  ep::empty<double, 1>({-1});  // ValueError: the handler prints it and exits 1
+  return 0;
+}
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not pb.zig_available(), reason="ziglang (PyPI) is not installed: no cross compiler")
+def test_wasm_standalone_program_spools_and_reports_errors(tmp_path: Path) -> None:
+    """A WASI command (no threads, no exceptions) records calls into a spool through SpoolHost
+    and reports a raised exception through its handler."""
+    wasmtime = pytest.importorskip("wasmtime", reason="wasmtime (PyPI) runs the wasm module")
+    from telemetry.spool import read_spool
+
+    src = pb.unit_source(step, "loops")
+    symbol = re.search(r"static \S.* (step__\d+)\(", src).group(1)  # type: ignore[union-attr]
+    (tmp_path / "unit.cpp").write_text(src)
+    wasi = pb.Target("wasm32-wasi", ("-mcpu=generic+simd128", "-fno-exceptions", "-DEP_NO_EXCEPTIONS=1"), "loops",
+                     ".wasm")  # a command: main() is its _start
+    r = pb.build(WASM_STANDALONE.replace("SYMBOL", symbol), wasi, tmp_path, "prog")
+    assert r.ok, r.log
+    out = tmp_path / "out"
+    out.mkdir()
+    engine = wasmtime.Engine()
+    store = wasmtime.Store(engine)
+    linker = wasmtime.Linker(engine)
+    linker.define_wasi()
+    cfg = wasmtime.WasiConfig()
+    cfg.preopen_dir(str(out), "/out")
+    cfg.stdout_file = str(tmp_path / "stdout.txt")
+    cfg.stderr_file = str(tmp_path / "stderr.txt")
+    store.set_wasi(cfg)
+    inst = linker.instantiate(store, wasmtime.Module.from_file(engine, str(r.output)))
+    with pytest.raises(wasmtime.ExitTrap) as exit_:
+        inst.exports(store)["_start"](store)
+    assert exit_.value.code == 1
+    assert (tmp_path / "stderr.txt").read_text().strip() == "ValueError: negative dimensions are not allowed"
+    want = 50 * (np.tanh(0.003) * 0.5 + 1.0)
+    assert abs(float((tmp_path / "stdout.txt").read_text()) - want) < 1e-5
+    raw, sites, runtime = read_spool(out / "run.spool")
+    assert runtime == "native-executable" and len(sites) == 1 and len(raw.site) == 50
+    assert set(raw.n_elements.tolist()) == {1000}

@@ -12,6 +12,11 @@
 #pragma once
 
 #include <cstddef>  // the standard library's configuration (_LIBCPP_* / __GLIBCXX__)
+// <cfloat> before any <cmath>: with zig's macOS headers (libc++'s float.h guard over clang's
+// partial `__need_infinity_nan` float.h) <math.h> first leaves a later <cfloat> without
+// FLT_EPSILON / DBL_EPSILON (ops/imgproc*.hpp use them), and <cfloat> first leaves <math.h>
+// without INFINITY / NAN (libc++'s <complex> uses them): defined below as C23 defines them.
+#include <cfloat>
 
 #if defined(__cpp_exceptions) || (defined(__EXCEPTIONS) && !defined(__clang__))
 #define EP_HAVE_CXX_EXCEPTIONS 1
@@ -27,9 +32,15 @@
 #endif
 #endif
 
+#include <cmath>
+#ifndef INFINITY  // zig's macOS headers after <cfloat> (above)
+#define INFINITY (__builtin_inff())
+#endif
+#ifndef NAN
+#define NAN (__builtin_nanf(""))
+#endif
 // The <math.h> constants the headers use: POSIX, not ISO C; the Windows CRT declares
 // them only under _USE_MATH_DEFINES (glibc's literals)
-#include <cmath>
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
 #endif

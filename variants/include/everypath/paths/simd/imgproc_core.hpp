@@ -42,7 +42,8 @@ void store_round(const float* acc, D* dst, index_t n) {
     using B = xsimd::batch<float>;
     using I = xsimd::batch<int32_t>;
     constexpr index_t L = index_t(B::size);
-    const I lo(int32_t(std::numeric_limits<D>::min())), hi(int32_t(std::numeric_limits<D>::max()));
+    // static_cast: clang reads `I lo(int32_t(std::numeric_limits<D>::min()))` as a function declaration
+    const I lo(static_cast<int32_t>(std::numeric_limits<D>::min())), hi(static_cast<int32_t>(std::numeric_limits<D>::max()));
     alignas(64) int32_t tmp[L];
     index_t i = 0;
     for (; i + L <= n; i += L) {
