@@ -184,3 +184,27 @@ def test_artifacts_of_targets_that_cannot_run_here_have_the_right_format(tmp_pat
 
 if __name__ == "__main__":  # pragma: no cover - a quick manual run
     sys.exit(pytest.main([__file__, "-x", "-q"]))
+
+
+@pytest.mark.parametrize("name", KERNELS)
+def test_corpus_kernel_runs_under_node_like_cpython(name: str, tmp_path: Path) -> None:
+    """The web target's ES module in Node: the same corpus cases, results compared with the corpus tolerances."""
+    from tests.lowering.test_wasm import NODE, _from_json, _mjs, _node, _to_json
+
+    if not NODE.is_file():
+        pytest.skip(f"{NODE} is missing (Debian's nodejs; make setup installs it)")
+    kernel = load_corpus([name])[0]
+    pf = build_function(kernel.entry, (get("web"),), _settings(), kinds=(ArtifactKind.WASM,))
+    cases = kernel.cases(np.random.default_rng(11))
+    res = _node(_mjs(pf), [[_to_json(v) for v in case] for case in cases], tmp_path)
+    for ci, (case, r) in enumerate(zip(cases, res)):
+        where = f"{name} case {ci} under Node"
+        try:
+            want = kernel.entry(*[np.copy(v) if isinstance(v, np.ndarray) else v for v in case])
+        except Exception as exc:  # noqa: BLE001 - the module must throw the same
+            assert r.get("error", {}).get("name") == type(exc).__name__, f"{where}: {r}"
+            assert r["error"]["message"] == str(exc), where
+            continue
+        assert "ok" in r, f"{where}: {r}"
+        got = _from_json(r["ok"], pf.signature["result"])
+        _check_outputs(_expected(pf.signature["result"], want), _expected(pf.signature["result"], got), where)
