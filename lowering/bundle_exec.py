@@ -8,9 +8,11 @@ wasmtime (lowering.wasm_runner). A level of linux-x86_64 above this CPU's is nev
 from __future__ import annotations
 
 import enum
+import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +77,14 @@ def plan(b: Bundle, target: str | None = None, h: Host | None = None) -> tuple[d
         raise first from None
 
 
+def _host_spool_dir() -> Path:
+    """Where native executables spool by default (standalone/session.hpp spool_dir): ingest looks there."""
+    if os.environ.get("EVERYPATH_SPOOL_DIR"):
+        return Path(os.environ["EVERYPATH_SPOOL_DIR"])
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "everypath" / "spool"
+
+
 def run_artifact(b: Bundle, art: dict[str, Any], how: How, inputs: Path, out: Path, settings: Settings,
                  extra: list[str] | None = None, timeout: float | None = None) -> tuple[int, str, str]:
     """Extract (verified) and run an executable artifact: (exit status, stdout, stderr)."""
@@ -87,11 +97,21 @@ def run_artifact(b: Bundle, art: dict[str, Any], how: How, inputs: Path, out: Pa
         with tempfile.TemporaryDirectory(prefix="everypath-wasi-") as d:
             work = Path(d)
             shutil.copyfile(inputs, work / "in.npz")
+            # WASI has no home folder: the spool goes to the preopened folder, then where ingest looks
+            telemetry = "--no-telemetry" not in (extra or []) and settings.telemetry
+            # (and WASI sees none of the host's environment: telemetry off must be said on the command line)
+            spool = ["--spool", str(work / "run.spool")] if telemetry else \
+                ([] if "--no-telemetry" in (extra or []) else ["--no-telemetry"])
             rc, stdout, stderr = run_wasi_command(exe, ["--inputs", str(work / "in.npz"), "--out",
-                                                        str(work / "out.npz"), *(extra or [])], [work])
+                                                        str(work / "out.npz"), *spool, *(extra or [])], [work])
             if rc == 0 and (work / "out.npz").is_file():
                 out.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(work / "out.npz", out)
+            if telemetry and (work / "run.spool").is_file():
+                dest = _host_spool_dir()
+                dest.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(work / "run.spool", dest / f"{Path(art['path']).stem}-wasi-{os.getpid()}-"
+                                f"{time.time_ns() // 1_000_000}.spool")
             return rc, stdout, stderr
     cmd = [QEMU, str(exe), *args] if how is How.QEMU else [str(exe), *args]
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -438,5 +438,26 @@ def test_run_refuses_targets_the_bundle_lacks(bundled: Bundled, tmp_path: Path) 
     assert "linux-x86_64-v2 (executable)" in r.stderr
 
 
+
+def test_a_wasi_run_spools_where_ingest_looks(bundled: Bundled, tmp_path: Path) -> None:
+    """WASI has no home folder: `everypath run --target wasm32-wasi` spools into the preopened folder and moves
+    the spool to EVERYPATH_SPOOL_DIR (no "telemetry off" on stderr), where `telemetry ingest` takes it."""
+    if "wasm32-wasi" not in bundled.targets:
+        pytest.skip(f"wasm32-wasi did not build: {bundled.wasm_error}")
+    x = np.arange(7, dtype=np.float64)
+    r = cli("run", str(bundled.path), "--inputs", str(_inputs(tmp_path, x, 0.5)), "--target", "wasm32-wasi")
+    assert r.exit_code == 0 and "telemetry" not in r.stderr, r.stderr  # off: no spool, no complaint
+    assert not (tmp_path / "spool").exists()
+    r = cli("run", str(bundled.path), "--inputs", str(_inputs(tmp_path, x, 0.5)), "--target", "wasm32-wasi",
+            env={"EVERYPATH_TELEMETRY": "1", "EVERYPATH_SPOOL_DIR": str(tmp_path / "spool")})
+    assert r.exit_code == 0 and "telemetry off" not in r.stderr, r.stderr
+    spools = list((tmp_path / "spool").glob("*.spool"))
+    assert len(spools) == 1
+    from telemetry.spool import read_spool_full
+
+    raw, sites, _, device = read_spool_full(spools[0])
+    assert len(raw) > 0 and sites and device is not None and device["arch"] == "wasm32"
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-x", "-q"]))
