@@ -136,7 +136,7 @@ def build_manifest(pyfunc: types.FunctionType, pf: Any, table: Path | None = Non
         rec = put(f"artifacts/{a.target}/{a.path.name}", a.path.read_bytes())
         files = [put(f"artifacts/{a.target}/{f.name}", f.read_bytes()) for f in sorted(a.extra_files)]
         artifacts.append({"target": a.target, "kind": a.kind.value, "os": a.os, "arch": a.arch,
-                          "isa_level": a.isa_level, **rec, "toolchain": _toolchain_id(get(a.target)),
+                          "isa_level": a.isa_level, **rec, "toolchain": _toolchain_id(get(a.target), a.kind),
                           "operators": _operators(a.operators), "files": files})
     table_rec = None
     if table is not None:

@@ -110,8 +110,8 @@ def _operators(gen: Generated, target: Target) -> tuple[OperatorUse, ...]:
     return tuple(out)
 
 
-def _toolchain_id(target: Target) -> str:
-    if target.toolchain is Toolchain.HOST_GXX:
+def _toolchain_id(target: Target, kind: ArtifactKind) -> str:
+    if target.for_kind(kind).toolchain is Toolchain.HOST_GXX:
         return compiler_version("g++")
     import importlib.metadata as md
 
@@ -123,7 +123,7 @@ def _key(target: Target, kind: ArtifactKind, texts: list[str], opt: str) -> str:
         toolchain.link_flags(target, kind)
     h = hashlib.sha256()
     for part in (f"portable {PORTABLE_FORMAT} format {FORMAT_VERSION} compiler {COMPILER_VERSION}", target.name,
-                 kind.value, " ".join(f for f in flags if not f.startswith(("-I", "-isystem"))), _toolchain_id(target),
+                 kind.value, " ".join(f for f in flags if not f.startswith(("-I", "-isystem"))), _toolchain_id(target, kind),
                  headers_digest(), *texts):
         h.update(part.encode())
         h.update(b"\x00")

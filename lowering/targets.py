@@ -11,12 +11,12 @@ from __future__ import annotations
 import enum
 import os
 import platform
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 
 class Toolchain(str, enum.Enum):
-    HOST_GXX = "g++"  # the host compiler: linux-x86_64 artifacts (static libstdc++)
+    HOST_GXX = "g++"  # the host compiler: linux-x86_64 shared libraries (static libstdc++, glibc's libmvec)
     ZIG = "zig"  # ziglang from PyPI: every cross target (libc++)
 
 
@@ -53,6 +53,15 @@ class Target:
     sdk_what: str = ""
     # shared libraries load into the platform's own processes: glibc on Linux (the static executables are musl)
     lib_triple: str | None = None
+    # executables built by zig against static musl instead (static glibc alone is ~700 KB of an executable)
+    exe_zig: tuple[str, tuple[str, ...]] | None = None  # (triple, cpu flags)
+
+    def for_kind(self, kind: ArtifactKind) -> "Target":
+        """The target as the toolchain sees it for one artifact kind (linux-x86_64 executables: zig + musl)."""
+        if kind is ArtifactKind.EXECUTABLE and self.exe_zig is not None:
+            return replace(self, toolchain=Toolchain.ZIG, triple=self.exe_zig[0], cpu_flags=self.exe_zig[1],
+                           exe_zig=None)
+        return self
 
     @property
     def lib_name(self) -> str:
@@ -76,13 +85,14 @@ class Target:
         return frozenset(out)
 
 
-_X86 = (("baseline", "x86-64", "x86-64-v1"), ("v2", "x86-64-v2", "x86-64-v2"), ("v3", "x86-64-v3", "x86-64-v3"),
-        ("v4", "x86-64-v4", "x86-64-v4"))
+_X86 = (("baseline", "x86-64", "x86-64-v1", "x86_64"), ("v2", "x86-64-v2", "x86-64-v2", "x86_64_v2"),
+        ("v3", "x86-64-v3", "x86-64-v3", "x86_64_v3"), ("v4", "x86-64-v4", "x86-64-v4", "x86_64_v4"))
 _NATIVE = (ArtifactKind.SHARED, ArtifactKind.EXECUTABLE)
 
 TARGETS: dict[str, Target] = {t.name: t for t in (
     *(Target(f"linux-x86_64-{short}", "linux", "x86_64", Toolchain.HOST_GXX, "x86_64-linux-gnu",
-             (f"-march={march}",), _NATIVE, BinaryFormat.ELF, isa_level=level) for short, march, level in _X86),
+             (f"-march={march}",), _NATIVE, BinaryFormat.ELF, isa_level=level,
+             exe_zig=("x86_64-linux-musl", (f"-mcpu={mcpu}",))) for short, march, level, mcpu in _X86),
     Target("linux-arm64", "linux", "aarch64", Toolchain.ZIG, "aarch64-linux-musl", ("-mcpu=generic",), _NATIVE,
            BinaryFormat.ELF, isa_level="armv8", lib_triple="aarch64-linux-gnu.2.28"),
     Target("windows-x86_64", "windows", "x86_64", Toolchain.ZIG, "x86_64-windows-gnu", ("-mcpu=x86_64_v2",),
@@ -172,7 +182,7 @@ def status(target: Target, env: dict[str, str] | None = None) -> TargetStatus:
 
 def kind_status(target: Target, kind: ArtifactKind, env: dict[str, str] | None = None) -> TargetStatus:
     """Per artifact kind: Android's JNI-loadable library needs the NDK sysroot, its executable does not."""
-    st = status(target, env)
+    st = status(target.for_kind(kind), env)
     if st.buildable and target.os == "android" and kind is ArtifactKind.SHARED and st.sdk is None:
         return TargetStatus(False, f"the JNI-loadable library needs {target.sdk_what}: set {target.sdk_env} "
                                    "(the static executable runs on Android's kernel without it)")

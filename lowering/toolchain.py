@@ -69,6 +69,8 @@ def _xsimd_include() -> Path | None:
 
 
 def compiler(target: Target, kind: ArtifactKind | None = None) -> list[str]:
+    if kind is not None:
+        target = target.for_kind(kind)
     if target.toolchain is Toolchain.HOST_GXX:
         return ["g++"]
     triple = target.lib_triple if kind is ArtifactKind.SHARED and target.lib_triple else target.triple
@@ -76,6 +78,7 @@ def compiler(target: Target, kind: ArtifactKind | None = None) -> list[str]:
 
 
 def compile_flags(target: Target, kind: ArtifactKind, opt: str = "-O2") -> list[str]:
+    target = target.for_kind(kind)
     flags = [*COMMON, opt, *target.cpu_flags, f"-I{INCLUDE_DIR}"]
     if target.toolchain is Toolchain.ZIG:
         flags.append("-g0")  # zig c++ emits DWARF by default: the sources' paths would enter the artifact
@@ -100,6 +103,7 @@ def compile_flags(target: Target, kind: ArtifactKind, opt: str = "-O2") -> list[
 
 
 def link_flags(target: Target, kind: ArtifactKind) -> list[str]:
+    target = target.for_kind(kind)
     return [*_link_flags(target, kind), *_gc_sections(target, kind)]
 
 
@@ -111,7 +115,7 @@ def _gc_sections(target: Target, kind: ArtifactKind) -> list[str]:
 
 def _link_flags(target: Target, kind: ArtifactKind) -> list[str]:
     if target.toolchain is Toolchain.HOST_GXX:
-        # self-contained: libstdc++ and libgcc inside; executables fully static (glibc's libmvec too)
+        # self-contained shared libraries: libstdc++ and libgcc inside (executables: zig + static musl)
         base = ["-static-libstdc++", "-static-libgcc", "-lmvec", "-lm", "-s"]
         return (["-static", *base] if kind is ArtifactKind.EXECUTABLE else base)
     # -s: zig's cached libc/libc++ carry DWARF naming the folders they were built from; stripped, an
@@ -145,7 +149,7 @@ def build(sources: list[Path], out: Path, target: Target, kind: ArtifactKind, op
             else []
         cmd = [*compiler(target, kind), *compile_flags(target, kind, opt), *extra, *map(str, sources), "-o", str(tmp),
                *link_flags(target, kind), *name]
-        env = zig_env() if target.toolchain is Toolchain.ZIG else None
+        env = zig_env() if target.for_kind(kind).toolchain is Toolchain.ZIG else None
         t0 = time.perf_counter()
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
         dt = time.perf_counter() - t0
@@ -185,11 +189,13 @@ def warm(names: list[str] | None = None, log: bool = True) -> list[tuple[str, st
         src = Path(d) / "warm.cpp"
         src.write_text(_WARM)
         for t in TARGETS.values():
-            if t.toolchain is not Toolchain.ZIG or (names and t.name not in names):
+            if names and t.name not in names:
                 continue
             from lowering.targets import kind_status
 
             for kind in t.kinds:
+                if t.for_kind(kind).toolchain is not Toolchain.ZIG:
+                    continue
                 st = kind_status(t, kind)
                 if not st.buildable:
                     out.append((t.name, kind.value, 0.0, st.reason))
