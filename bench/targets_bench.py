@@ -122,15 +122,15 @@ def main() -> int:
             npz = _inputs(kernel, pf.signature, folder)
             out = folder / "out.npz"
             exe_args = ["--inputs", str(npz), "--out", str(out), "--no-telemetry"]
-            from telemetry.device import cpu_flags, isa_level
+            from lowering.loader import host
+            from lowering.targets import native_linux
 
-            level = {"x86-64-v1": "baseline", "x86-64-v2": "v2", "x86-64-v3": "v3", "x86-64-v4": "v4"}[
-                isa_level("x86_64", cpu_flags())]
+            best = native_linux(host().arch, host().isa_level)[-1].name
             exes = {x.target: x.path for x in pf.artifacts if x.kind in (ArtifactKind.EXECUTABLE,
                                                                          ArtifactKind.WASI_EXE)}
             cmds: dict[str, list[str]] = {}
-            if f"linux-x86_64-{level}" in exes:
-                cmds["native exe"] = [str(exes[f"linux-x86_64-{level}"]), *exe_args]
+            if best in exes:
+                cmds["native exe"] = [str(exes[best]), *exe_args]
             if qemu and "linux-arm64" in exes:
                 cmds["arm64 (qemu)"] = [qemu, str(exes["linux-arm64"]), *exe_args]
             if "wasm32-wasi" in exes:

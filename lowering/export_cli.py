@@ -19,14 +19,14 @@ from everypath.errors import BuildError, CompileError
 
 
 def _host_target() -> str:
-    from telemetry.device import _arch, cpu_flags, isa_level
+    from lowering.loader import host
+    from lowering.targets import native_linux
 
-    arch = _arch()
-    if arch == "aarch64":
-        return "linux-arm64"
-    level = isa_level(arch, cpu_flags())
-    return {"x86-64-v1": "linux-x86_64-baseline", "x86-64-v2": "linux-x86_64-v2", "x86-64-v3": "linux-x86_64-v3",
-            "x86-64-v4": "linux-x86_64-v4"}[level]
+    h = host()
+    native = native_linux(h.arch, h.isa_level)
+    if not native:
+        raise click.ClickException(f"no Linux target runs natively on this device ({h.describe()})")
+    return native[-1].name
 
 
 def _java(pf_gen: object, lib: Path, out: Path) -> None:

@@ -10,7 +10,7 @@ here is returned as a Skipped with the reason: never faked, never silently dropp
 from __future__ import annotations
 
 import hashlib
-import json
+import os
 import shutil
 import types
 from dataclasses import dataclass, field
@@ -148,16 +148,21 @@ def _extras(gen: Generated, target: Target, kind: ArtifactKind, out_dir: Path) -
 
     files = []
     if kind in (ArtifactKind.SHARED, ArtifactKind.STATIC, ArtifactKind.WASM):
-        h = out_dir / f"{gen.name}.h"
-        h.write_text(cheader.c_header(gen, target))
-        files.append(h)
+        files.append(_write_atomically(out_dir / f"{gen.name}.h", cheader.c_header(gen, target)))
     if kind is ArtifactKind.WASM and target.os == "web":
         from lowering import web
 
-        m = out_dir / f"{gen.name}.mjs"
-        m.write_text(web.es_module(gen))
-        files.append(m)
+        files.append(_write_atomically(out_dir / f"{gen.name}.mjs", web.es_module(gen)))
     return tuple(files)
+
+
+def _write_atomically(path: Path, text: str) -> Path:
+    """Temp name + rename: the cache folder is shared by concurrent builds (test workers), and a reader
+    must never see a half-written header."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+    return path
 
 
 def _file_name(gen: Generated, target: Target, kind: ArtifactKind) -> str:
@@ -236,7 +241,3 @@ def build_function(pyfunc: types.FunctionType, targets: tuple[Target, ...], sett
     if result is None:
         raise ValueError("no targets to build")
     return result
-
-
-def signature_json(sig: dict[str, object]) -> str:
-    return json.dumps(sig, sort_keys=True)

@@ -117,6 +117,14 @@ TARGETS: dict[str, Target] = {t.name: t for t in (
 DEFAULT_TARGETS = tuple(TARGETS)
 
 
+def native_linux(arch: str, isa_level: str) -> tuple[Target, ...]:
+    """The Linux targets a CPU of this arch and ISA level runs natively, lowest level first (the best last).
+    A level the table does not list (armv8.2 on an arm64 table of armv8) runs every level of its arch."""
+    group = [t for t in TARGETS.values() if t.os == "linux" and t.arch == arch]
+    levels = [t.isa_level for t in group]
+    return tuple(group[:levels.index(isa_level) + 1] if isa_level in levels else group)
+
+
 def get(name: str) -> Target:
     try:
         return TARGETS[name]

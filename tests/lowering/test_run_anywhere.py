@@ -33,13 +33,11 @@ def _settings() -> Settings:
 
 
 def _host_levels() -> list[str]:
-    from telemetry.device import _arch, cpu_flags, isa_level
+    from lowering.loader import host
+    from lowering.targets import native_linux
 
-    if _arch() != "x86_64":
-        return []
-    best = int(isa_level("x86_64", cpu_flags())[-1])
-    names = ["baseline", "v2", "v3", "v4"]
-    return [f"linux-x86_64-{n}" for n in names[:best]]
+    h = host()
+    return [t.name for t in native_linux(h.arch, h.isa_level) if t.arch == "x86_64"]
 
 
 def _put(out: dict[str, np.ndarray], name: str, t: dict[str, Any], value: Any) -> None:

@@ -68,3 +68,13 @@ def test_a_target_build_leaves_out_host_only_paths_and_says_why(tmp_path: Path) 
     wasm = get("wasm32-wasi")
     gen_w = generate(gram, settings, policy=PathPolicy.for_target(wasm, settings))
     assert "EP_HAVE_THREADS" not in gen_w.source and "EP_HAVE_SIMD" not in gen_w.source
+
+
+def test_native_linux_targets_follow_the_cpus_level() -> None:
+    from lowering.targets import native_linux
+
+    assert [t.name for t in native_linux("x86_64", "x86-64-v3")] == [
+        "linux-x86_64-baseline", "linux-x86_64-v2", "linux-x86_64-v3"]
+    assert [t.name for t in native_linux("x86_64", "x86-64-v1")] == ["linux-x86_64-baseline"]
+    assert [t.name for t in native_linux("aarch64", "armv8.2")] == ["linux-arm64"]  # a level above the table's
+    assert native_linux("wasm32", "wasm32") == ()
