@@ -1,6 +1,7 @@
 """The @compile decorator and the callable it returns."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import sys
@@ -11,8 +12,9 @@ from typing import Any, Callable
 
 from everypath.errors import OpenSignatureError
 from everypath.settings import Settings
+from tracer.globals import ABSENT as _ABSENT  # light: no compiler import
 
-_KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox", "settings")
+_KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox", "settings", "boundscheck")
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,7 @@ class CompileOptions:
     metadata: dict[str, Any] = field(default_factory=dict)
     targets: tuple[str, ...] = ("host",)
     sandbox: bool = True
+    boundscheck: bool | None = None  # None: Settings.boundscheck decides
 
 
 class CompiledFunction:
@@ -39,6 +42,8 @@ class CompiledFunction:
         self.py_function = pyfunc
         self.options = options
         self.settings = settings or Settings.from_env()
+        if options.boundscheck is not None and options.boundscheck != self.settings.boundscheck:
+            self.settings = dataclasses.replace(self.settings, boundscheck=options.boundscheck)
         self._native: Callable[..., Any] | None = None
         self._by_types: dict[tuple[Any, ...], Callable[..., Any]] = {}
         self._by_fast_key: dict[tuple[Any, ...], Callable[..., Any]] = {}  # cheap per-call key -> native
@@ -46,12 +51,42 @@ class CompiledFunction:
         self._module: Any = None
         self._lock = threading.Lock()
         self._open: bool | None = None
+        # module globals the builds read: (namespace, name, object) checked on every call (tracer.globals)
+        self._guards: tuple[tuple[dict[str, Any], str, Any], ...] = ()
+        self._reads: dict[tuple[int, str], Any] = {}
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         native = self._native
+        guards = self._guards
+        if guards:
+            for ns, name, obj in guards:
+                if ns.get(name, _ABSENT) is not obj:  # re-bound since the build: same value, or recompile
+                    self._revalidate()
+                    native = self._native
+                    break
         if native is None:
             native = self._native_for(args, kwargs)
         return native(*args, **kwargs)
+
+    def _revalidate(self) -> None:
+        """A global was re-bound: keep the builds if every digest is unchanged, else drop them all
+        (the next build finds or makes the one for the new values through the cache)."""
+        from tracer.globals import value_digest
+
+        with self._lock:
+            reads = list(self._reads.values())
+            fresh = [dataclasses.replace(r, obj=r.namespace.get(r.name, _ABSENT)) for r in reads]
+            if all(value_digest(f.obj) == r.digest for f, r in zip(fresh, reads)):
+                self._reads = {}
+                self._add_guards(fresh)
+                return
+            self._native, self._open, self._module = None, None, None
+            self._by_types, self._by_fast_key, self._reads, self._guards = {}, {}, {}, ()
+
+    def _add_guards(self, reads: Any) -> None:
+        for r in reads:
+            self._reads[(id(r.namespace), r.name)] = r
+        self._guards = tuple((r.namespace, r.name, r.obj) for r in self._reads.values())
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:  # behave like a plain function on classes
         return self if obj is None else functools.partial(self, obj)
@@ -64,7 +99,7 @@ class CompiledFunction:
         from lowering import cache
 
         key = cache.front_key(self.py_function, call_types, self.settings)
-        hit = cache.load(self.settings, key)  # no compiler import on a hit
+        hit = cache.load(self.settings, key, self.py_function.__globals__)  # no compiler import on a hit
         if hit is not None:
             return hit
         from lowering.pipeline import compile_function
@@ -94,12 +129,13 @@ class CompiledFunction:
         assert isinstance(module, CompiledModule)
         sig = dict(module.signature)
         defaults = self.py_function.__defaults__ or ()
-        names = [p["name"] for p in sig["params"]]
+        hidden = {r.hidden: r for r in module.globals if r.hidden}  # module arrays: trailing hidden parameters
+        names = [p["name"] for p in sig["params"] if p["name"] not in hidden]
         first = len(names) - len(defaults)
         params = []
         for i, p in enumerate(sig["params"]):
             p = {k: v for k, v in p.items() if k != "has_default"}
-            if i >= first:
+            if first <= i < len(names):
                 p["default"] = defaults[i - first]
             params.append(p)
         sig["params"] = params
@@ -111,7 +147,9 @@ class CompiledFunction:
         self._module = module
         from everypath.torch_boundary import wrap  # tensors cross as NumPy views
 
-        return wrap(lib.bind(module.symbol, sig), sig)
+        self._add_guards(module.globals)
+        native = wrap(lib.bind(module.symbol, sig), sig)
+        return _with_hidden(native, self.__name__, len(names), hidden) if hidden else native
 
     def _native_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[..., Any]:
         from lowering.annotations import describe_value_type
@@ -168,6 +206,21 @@ class CompiledFunction:
         return f"<everypath.CompiledFunction {self.py_function.__module__}.{self.py_function.__qualname__}>"
 
 
+def _with_hidden(native: Callable[..., Any], fname: str, nparams: int, hidden: dict[str, Any]) -> Callable[..., Any]:
+    """Pass the module arrays the build reads, as they are bound now (the guards saw to that)."""
+    slots = tuple((h, r.namespace, r.name) for h, r in hidden.items())
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > nparams:
+            raise TypeError(f"{fname}() takes {nparams} positional argument{'s' if nparams != 1 else ''} "
+                            f"but {len(args)} were given")
+        for h, ns, name in slots:
+            kwargs[h] = ns[name]
+        return native(*args, **kwargs)
+
+    return call
+
+
 def _fast_key(v: Any) -> Any:
     """What decides an open signature's specialisation, read cheaply on every call: the
     Python type, plus dtype and rank for arrays, tensors and NumPy scalars (tuples item by
@@ -190,7 +243,8 @@ _PLAIN_SCALARS = frozenset({int, float, bool, complex, type(None), str})
 
 def compile(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # noqa: A001 - public name
     """Decorator: ``@compile`` or ``@compile(tag=..., description=..., metadata=..., targets=..., sandbox=...,
-    settings=...)`` (settings: an everypath.settings.Settings; default from the environment)."""
+    settings=..., boundscheck=...)`` (settings: an everypath.settings.Settings; default from the environment;
+    boundscheck=False: out-of-range integer indices are undefined behaviour instead of IndexError)."""
     unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
     if unknown:
         raise TypeError(f"everypath.compile() got unknown keyword argument(s): {', '.join(unknown)}; "
@@ -219,7 +273,10 @@ def _options(options: dict[str, Any]) -> CompileOptions:
     sandbox = options.get("sandbox", True)
     if not isinstance(sandbox, bool):
         raise TypeError("everypath.compile(sandbox=...) must be a bool")
-    return CompileOptions(tag, desc, dict(meta), tuple(targets), sandbox)
+    boundscheck = options.get("boundscheck")
+    if boundscheck is not None and not isinstance(boundscheck, bool):
+        raise TypeError("everypath.compile(boundscheck=...) must be a bool")
+    return CompileOptions(tag, desc, dict(meta), tuple(targets), sandbox, boundscheck)
 
 
 def load(path: Any, key: Any = None) -> Any:

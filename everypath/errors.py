@@ -96,6 +96,28 @@ class CompileErrors(CompileError):
         return (CompileErrors, (self.errors,))
 
 
+class SourceSyntaxError(CompileError):
+    """The user's source does not parse: Python's SyntaxError as one located gcc-style error."""
+
+    @classmethod
+    def from_syntax_error(cls, exc: SyntaxError, filename: str | None = None, line_offset: int = 0,
+                          col_offset: int = 0) -> "SourceSyntaxError":
+        """line_offset/col_offset: where the parsed text starts in its file (a dedented function)."""
+        lineno = (exc.lineno or 1) + line_offset
+        col = max((exc.offset or 1) - 1, 0) + (col_offset if exc.lineno and exc.lineno > 0 else 0)
+        name = filename or exc.filename or "<unknown>"
+        line = linecache.getline(name, lineno).rstrip("\n") or (exc.text or "").rstrip("\n")
+        return cls(exc.msg or "invalid syntax", name, lineno, col, (), line)
+
+    def __reduce__(self):
+        return (SourceSyntaxError, (self.message, self.filename, self.lineno, self.col, self.during, self.source_line))
+
+
+def internal_error(loc: SourceLocation, exc: BaseException, during: tuple[str, ...] = ()) -> CompileError:
+    """An unexpected exception inside the compiler, reported at the user's construct it was working on."""
+    return CompileError.at(loc, f"internal error: {type(exc).__name__}: {exc} (please report this bug)", during)
+
+
 class OpenSignatureError(CompileError):
     """The signature leaves a type open (no annotation, or an array without a rank):
     it cannot be built ahead of time, only specialised on a call's arguments."""

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from everypath.api import CompiledFunction
+from everypath.errors import SourceSyntaxError
 
 
 def import_path(path: str) -> object:
@@ -21,8 +22,18 @@ def import_path(path: str) -> object:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     sys.path.insert(0, str(p.parent))
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:  # one located gcc-style line, not a traceback from inside the CLI
+        raise LocatedError(str(SourceSyntaxError.from_syntax_error(exc))) from None
     return module
+
+
+class LocatedError(click.ClickException):
+    """A compile error printed as is (path:line:col: error: ...), exit status 1."""
+
+    def show(self, file: object = None) -> None:
+        click.echo(self.message, err=True)
 
 
 def compiled_functions(module: object) -> dict[str, CompiledFunction]:

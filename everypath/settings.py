@@ -42,7 +42,7 @@ class Settings:
     cxx: str = "g++"
     march: str = "native"  # host builds; -march=<this>
     opt: str = "-O3"
-    checked: bool = False  # bounds-checked indexing (IndexError instead of undefined behaviour)
+    boundscheck: bool = True  # out-of-range integer indices raise IndexError (off: undefined behaviour, as in C)
     keep_going: bool = False
     # implementation paths: None = every path this host can build; force = only that one
     # (where an operator has it, else loops) — for differential tests and `ops bench`
@@ -62,6 +62,9 @@ class Settings:
     # a restricted view of this host recorded as a device of its own ("+x86-64-v2+1t": telemetry/device.py
     # DeviceVariant); `everypath autotune --isa/--threads` sets it for the processes it starts
     device_variant: str = ""
+    # test builds under sanitizers ("address,undefined"): -fsanitize=<this> at -O1 -g1; the process that
+    # loads such a build needs the ASan runtime preloaded (tests/sanitize/test_sanitize.py shows how)
+    sanitize: str = ""
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> "Settings":
@@ -73,8 +76,10 @@ class Settings:
             s = replace(s, cxx=e["EVERYPATH_CXX"])
         if e.get("EVERYPATH_MARCH"):
             s = replace(s, march=e["EVERYPATH_MARCH"])
-        if e.get("EVERYPATH_CHECKED", "") not in ("", "0"):
-            s = replace(s, checked=True)
+        if e.get("EVERYPATH_CHECKED", ""):  # deprecated alias of EVERYPATH_BOUNDSCHECK
+            s = replace(s, boundscheck=e["EVERYPATH_CHECKED"] != "0")
+        if e.get("EVERYPATH_BOUNDSCHECK", ""):
+            s = replace(s, boundscheck=e["EVERYPATH_BOUNDSCHECK"] != "0")
         if e.get("EVERYPATH_PATHS"):
             s = replace(s, paths=tuple(p.strip() for p in e["EVERYPATH_PATHS"].split(",") if p.strip()))
         if e.get("EVERYPATH_FORCE_PATH"):
@@ -97,6 +102,8 @@ class Settings:
             s = replace(s, collector_token=e["EVERYPATH_COLLECTOR_TOKEN"])
         if e.get("EVERYPATH_REGISTRY"):
             s = replace(s, registry=Path(e["EVERYPATH_REGISTRY"]))
+        if e.get("EVERYPATH_SANITIZE"):
+            s = replace(s, sanitize=e["EVERYPATH_SANITIZE"].strip())
         if e.get("EVERYPATH_DEVICE_VARIANT"):
             from telemetry.device import DeviceVariant
 
@@ -119,10 +126,24 @@ class Settings:
         import platform
 
         # libmvec: glibc's vector math (see variants/include/everypath/simd_math.hpp)
-        return ["-lmvec", "-lm"] if platform.system() == "Linux" and platform.machine() == "x86_64" else ["-lm"]
+        libs = ["-lmvec", "-lm"] if platform.system() == "Linux" and platform.machine() == "x86_64" else ["-lm"]
+        return [*self.sanitize_flags(), *libs]
+
+    def sanitize_flags(self) -> list[str]:
+        """Compile and link flags of a sanitized build (none when sanitize is off)."""
+        if not self.sanitize:
+            return []
+        flags = [f"-fsanitize={self.sanitize}", "-fno-omit-frame-pointer", "-fno-sanitize-recover=all"]
+        if "undefined" in self.sanitize.split(","):
+            # -fwrapv: wrapping is NumPy's documented integer semantics, so signed overflow is not a bug here
+            flags.append("-fno-sanitize=signed-integer-overflow")
+        return flags
 
     def cxx_flags(self) -> list[str]:
+        # sanitized builds: -O1 (ASan's advice) and -g1: line tables for the reports, 2.5x cheaper to build than -g
+        opt = ["-O1", "-g1"] if self.sanitize else [self.opt]
         return [
-            "-std=c++20", self.opt, f"-march={self.march}", "-fPIC", "-shared", "-fwrapv",
+            "-std=c++20", *opt, f"-march={self.march}", "-fPIC", "-shared", "-fwrapv",
             "-fno-math-errno", "-ffp-contract=off", "-mprefer-vector-width=512", "-fvisibility=hidden", "-w",
+            *self.sanitize_flags(),
         ]

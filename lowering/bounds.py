@@ -1,4 +1,5 @@
-"""Lower bounds of integer values, to drop negative-index wrapping where it cannot happen.
+"""Lower bounds of integer values, to drop negative-index wrapping where it cannot happen
+(and, with lowering/shape_bounds.py's upper bounds, the bounds check itself).
 
 `a[i - 1, j + 1]` inside `for i in range(1, h)` can never see a negative index, so the
 element access needs no `i < 0 ? i + n : i` per index (which also blocks vectorisation).
@@ -12,11 +13,14 @@ check, which is what keeps a stencil loop vectorisable.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lowering.infer import TypedFunction
 from lowering.types import ScalarT
 from tracer.ir import Node, Opcode
+
+if TYPE_CHECKING:
+    from lowering.shape_bounds import ShapeBounds
 
 
 def _names(pattern: Any) -> list[str]:
@@ -31,6 +35,7 @@ class LowerBounds:
         self.memo: dict[Node, int | None] = {}
         self.sign_memo: dict[Node, bool] = {}
         self.var_lb: dict[str, int | None] = {}
+        self._shapes: "ShapeBounds | None" = None  # upper bounds, built on first use (lowering/shape_bounds.py)
         self._loop_vars()
 
     def _loop_vars(self) -> None:
@@ -43,15 +48,32 @@ class LowerBounds:
                 for name in _names(n.target):
                     defs.setdefault(name, []).append(n)
         self.defs = defs
-        pending = {name: ds for name, ds in defs.items()
-                   if all(d.op is Opcode.FOR and isinstance(d.target, str) for d in ds)}
+        pending = {name: ds for name, ds in defs.items() if all(d.op is Opcode.FOR and self._counter(d, name) for d in ds)}
         for name in pending:
             self.var_lb[name] = None
         for _ in range(3):  # a range start may itself be another loop variable
             for name, ds in pending.items():
-                bounds = [self._range_lb(d.args[0]) for d in ds]
+                bounds = [self._range_lb(d.args[0]) if isinstance(d.target, str) else self._enumerate_lb(d.args[0])
+                          for d in ds]
                 self.var_lb[name] = None if any(b is None for b in bounds) else min(bounds)  # type: ignore[type-var]
             self.memo.clear()
+
+    @staticmethod
+    def _counter(d: Node, name: str) -> bool:
+        """name is d's loop variable itself, or the counter of `for name, v in enumerate(...)`."""
+        if isinstance(d.target, str):
+            return True
+        it = d.args[0]
+        if it.op is not Opcode.CALL:
+            return False
+        if it.target == "builtins.enumerate":
+            return len(d.target) == 2 and d.target[0] == name
+        return it.target == "numpy.ndindex" and name in d.target  # positions: all >= 0
+
+    def _enumerate_lb(self, it: Node) -> int | None:
+        if it.target == "numpy.ndindex":
+            return 0
+        return 0 if len(it.args) == 1 else self.lower_bound(it.args[1])
 
     def _range_lb(self, it: Node) -> int | None:
         if not (it.op is Opcode.CALL and it.target == "builtins.range"):
@@ -80,7 +102,13 @@ class LowerBounds:
         if n.op is Opcode.CONST and isinstance(n.target, int):
             return n.target
         if n.op is Opcode.LOAD:
-            return self.var_lb.get(n.target)
+            if n.target in self.var_lb:
+                return self.var_lb[n.target]
+            ds = self.defs.get(n.target, [])
+            if not ds or any(d.op is not Opcode.STORE for d in ds):
+                return None
+            lbs = [self.lower_bound(d.args[0]) for d in ds]  # every assignment's value (cycles: unknown)
+            return None if None in lbs else min(lbs)  # type: ignore[type-var]
         if n.op is Opcode.GETITEM and n.args[0].op is Opcode.GETATTR and n.args[0].target == "shape":
             return 0
         if n.op is Opcode.CALL:
@@ -100,6 +128,8 @@ class LowerBounds:
                 c = n.args[1]
                 if c.op is Opcode.CONST and isinstance(c.target, int) and c.target > 0:
                     return 0
+            if key == "operator.mod" and args[1] is not None and args[1] >= 0:
+                return 0  # Python's a % m is in [0, m) for m > 0 (m == 0 raises)
             if key == "builtins.int" and args and args[0] is not None:
                 return args[0]
         return None
@@ -107,6 +137,14 @@ class LowerBounds:
     def non_negative(self, n: Node) -> bool:
         lb = self.lower_bound(n)
         return lb is not None and lb >= 0
+
+    def in_range(self, idx: Node, array: Node, axis: int) -> bool:
+        """0 <= idx < array.shape[axis] wherever the access runs: no bounds check needed."""
+        if self._shapes is None:
+            from lowering.shape_bounds import ShapeBounds
+
+            self._shapes = ShapeBounds(self)
+        return self.non_negative(idx) and self._shapes.below_shape(idx, array, axis)
 
     # ---- signs of any real scalar (not only integers) -------------------------------
     def never_negative(self, n: Node) -> bool:

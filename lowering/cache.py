@@ -3,7 +3,8 @@ importing the compiler (a warm first call must take milliseconds).
 
 Level 1 (this module): a key over the entry's source, the contents of its
 file, argument types, flags, compiler and header versions maps to a
-manifest. Level 2 (pipeline): the generated C++ itself keys the shared
+manifest (through the values of the module globals the build read, when
+it read any: see load). Level 2 (pipeline): the generated C++ itself keys the shared
 object, so identical code is built once.
 """
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import tokenize
 import json
 import os
 import tempfile
@@ -36,6 +38,7 @@ class CompiledModule:
     cpp_path: Path
     key: str
     from_cache: bool
+    globals: tuple[Any, ...] = ()  # tracer.globals.GlobalRead: module globals the build read (checked per call)
 
 
 def file_digest(path: str) -> str | None:
@@ -62,12 +65,12 @@ def compiler_digest() -> str:
 def front_key(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -> str:
     try:
         src = inspect.getsource(pyfunc)
-    except (OSError, TypeError):
+    except (OSError, TypeError, SyntaxError, tokenize.TokenError):  # edited since import: tracing reports it
         src = pyfunc.__code__.co_code.hex()
     parts = [
         str(FORMAT_VERSION), COMPILER_VERSION, src, repr(getattr(pyfunc, "__annotations__", {})),
         pyfunc.__module__ or "", pyfunc.__qualname__,
-        repr(call_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.checked), settings.path_key(),
+        repr(call_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.boundscheck), settings.path_key(),
         compiler_version(settings.cxx, str(settings.cache_dir)), headers_digest(), compiler_digest(),
         pyfunc.__code__.co_filename, str(file_digest(pyfunc.__code__.co_filename)),
     ]
@@ -78,22 +81,50 @@ def manifest_path(settings: Settings, key: str) -> Path:
     return settings.cache_dir / "fn" / key[:2] / f"{key}.json"
 
 
-def load(settings: Settings, key: str) -> CompiledModule | None:
-    """The build recorded under a front key, if its shared object exists and no source changed."""
-    path = manifest_path(settings, key)
+def _read(settings: Settings, key: str) -> dict[str, Any] | None:
     try:
-        m = json.loads(path.read_text())
+        return json.loads(manifest_path(settings, key).read_text())
     except (OSError, ValueError):
+        return None
+
+
+def load(settings: Settings, key: str, entry_globals: dict[str, Any] | None = None) -> CompiledModule | None:
+    """The build recorded under a front key, if its shared object exists, no source changed and
+    every module global it read still has the value it was built with.
+
+    A front key that read globals maps to their names only; the build itself is under
+    value_key(front key, each global's current digest), so each set of values keeps its own build."""
+    m = _read(settings, key)
+    reads: list[Any] = []
+    if m is not None and "globals" in m:
+        from tracer.globals import ABSENT, GlobalRead, namespace_of, value_digest, value_key
+
+        for module, name, hidden in m["globals"]:
+            ns = namespace_of(module, entry_globals or {})
+            if ns is None:
+                return None  # that module is not loaded here: trace again
+            obj = ns.get(name, ABSENT)
+            reads.append(GlobalRead(module, name, value_digest(obj), ns, obj, hidden))
+        m = _read(settings, value_key(key, [(r.module, r.name, r.digest) for r in reads]))
+    if m is None:
         return None
     so = Path(m["so"])
     if not so.exists() or any(file_digest(f) != h for f, h in m["deps"].items()):
         return None  # a file in the call graph changed since: rebuild
-    return CompiledModule(so, m["symbol"], m["signature"], Path(m["cpp"]), m["key"], from_cache=True)
+    return CompiledModule(so, m["symbol"], m["signature"], Path(m["cpp"]), m["key"], from_cache=True,
+                          globals=tuple(reads))
 
 
 def store(settings: Settings, key: str, module: CompiledModule, deps: dict[str, str | None]) -> None:
     manifest = {"so": str(module.so_path), "symbol": module.symbol, "signature": jsonable(module.signature),
                 "cpp": str(module.cpp_path), "deps": deps, "key": key}
+    if module.globals:
+        from tracer.globals import value_key
+
+        reads = module.globals
+        write_atomic(manifest_path(settings, key),
+                     json.dumps({"globals": [[r.module, r.name, r.hidden] for r in reads], "key": key}))
+        key = value_key(key, [(r.module, r.name, r.digest) for r in reads])
     write_atomic(manifest_path(settings, key), json.dumps(manifest))
 
 

@@ -16,12 +16,12 @@ _VIEW_OPS = frozenset({
     "numpy.rot90", "numpy.fliplr", "numpy.flipud", "numpy.moveaxis", "numpy.swapaxes", "ndarray.swapaxes",
     "numpy.atleast_1d", "numpy.atleast_2d", "numpy.atleast_3d", "numpy.broadcast_to", "numpy.diag", "numpy.diagonal",
     "ndarray.diagonal", "numpy.trim_zeros", "numpy.split", "numpy.array_split", "numpy.hsplit", "numpy.vsplit",
-    "numpy.dsplit", "numpy.meshgrid",
+    "numpy.dsplit", "numpy.meshgrid", "numpy.ascontiguousarray", "numpy.asanyarray", "numpy.require",
 })
 # operators that write into their first argument
 _WRITES_ARG0 = frozenset({
     "ndarray.sort", "ndarray.partition", "numpy.put", "ndarray.put", "numpy.put_along_axis", "numpy.place",
-    "ndarray.fill",
+    "ndarray.fill", "numpy.copyto",
 })
 
 

@@ -11,16 +11,17 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from everypath.errors import CompileError
+from everypath.errors import CompileError, internal_error
 from lowering.bounds import LowerBounds
-from lowering.cpp import EmitError, cast, ctype, literal
+from lowering.cpp import EmitError, cast, ctype, literal, string_literal
+from lowering.definite import Unbound, analyse
 from lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
     setitem,
 )
 from lowering.infer import TypedFunction, const_type, element_type, static_truth
 from lowering.types import (
-    INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, TupleT, Type,
+    INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, TupleT, Type,
 )
 from tracer.ir import Block, Node, Opcode
 
@@ -49,6 +50,7 @@ class FunctionEmitter:
         self.policy = policy or PathPolicy(frozenset({"loops"}))
         self.sites = sites if sites is not None else SiteTable()  # the unit's operator call sites
         self.unit_stride: frozenset[str] = frozenset()  # arrays with last stride 1 (lowering/unit_stride.py)
+        self.proven: frozenset[tuple[Node, int, str]] = frozenset()  # (index, axis, array) in range here
         self.used_paths: set[str] = set()  # implementation paths the emitted calls use
         self.used_headers: set[str] = set()  # their headers
         self.lines: list[str] = []
@@ -61,6 +63,7 @@ class FunctionEmitter:
         self.masked: dict[Node, "MaskedUpdate"] = {}  # a[m] = f(a[m]) done in place
         self._plan_masked()
         self.bounds = LowerBounds(spec)
+        self.unbound = Unbound()  # filled by function_body
 
     # ---- small helpers -------------------------------------------------
     def lower_call(self, op: "Operator", site: "LowerSite") -> str:
@@ -100,7 +103,10 @@ class FunctionEmitter:
         key = (n.loc.filename, n.loc.lineno)
         if key != self.last_line and n.loc.lineno:
             self.last_line = key
-            self.line(f"// {os.path.basename(n.loc.filename)}:{n.loc.lineno}")
+            comment = f"// {os.path.basename(n.loc.filename)}:{n.loc.lineno}"
+            # EP_LINE: the line a run-time error is reported at (array.hpp; free on the hot path)
+            same_file = not n.loc.filename or n.loc.filename == self.spec.fn.filename
+            self.line(f"EP_LINE({n.loc.lineno});  {comment}" if same_file else comment)
 
     def value(self, n: Node) -> str:
         try:
@@ -186,6 +192,10 @@ class FunctionEmitter:
                 self.node(n)
             except EmitError as exc:
                 raise CompileError.at(n.loc, str(exc), (f"generating C++ for {self.spec.fn.qualname}",)) from None
+            except (CompileError, RecursionError):
+                raise
+            except Exception as exc:  # a bug of ours: still say where in the user's code it happened
+                raise internal_error(n.loc, exc, (f"generating C++ for {self.spec.fn.qualname}",)) from exc
 
     def node(self, n: Node) -> None:
         op = n.op
@@ -201,7 +211,15 @@ class FunctionEmitter:
         if op is Opcode.LOAD:
             t = self.ty(n)
             name = ident(n.target)
-            if isinstance(t, FuncT) and len(t.members) > 1:
+            if n in self.unbound.checked:  # may run before any store (lowering/definite.py)
+                self.mark(n)
+                msg = string_literal(self.unbound.message(n.target))
+                self.line(f'if (!{name}__set) ep::raise("UnboundLocalError", {msg});')
+            vart = self.spec.var_types.get(n.target)
+            if isinstance(vart, MaybeWeakT):
+                self.mark(n)
+                self.exprs[n] = self._materialize(n, self._load_maybe_weak(n.target, vart))
+            elif isinstance(t, FuncT) and len(t.members) > 1:
                 self.exprs[n] = self._materialize(n, name)  # the tag of the chosen closure
             elif isinstance(t, (FuncT,)):
                 self.exprs[n] = "ep::None{}"
@@ -222,6 +240,10 @@ class FunctionEmitter:
                 u.op in (Opcode.GETITEM, Opcode.SETITEM) and u.args[1] is n for u in n.users):
             self.exprs[n] = "/*index*/"
             return
+        if op is Opcode.CALL:
+            self._pyint_checks(n)  # before the element loop, also when this node is fused into it
+            if self.spec.op_keys.get(n) == "ndarray.fill" and len(n.args) == 2:
+                self._store_checks(n.args[0], n.args[1])
         if n in self.fused:
             self.exprs[n] = "/*fused*/"
             return
@@ -230,16 +252,21 @@ class FunctionEmitter:
             t = self.spec.var_types.get(n.target)
             vt = self.ty(n.args[0])
             if isinstance(t, FuncT) and len(t.members) > 1 and isinstance(vt, FuncT):
+                self._assigned(n.target)
                 tag = t.members.index(vt.key) if len(vt.members) == 1 else None
                 self.line(f"{ident(n.target)} = {tag if tag is not None else self.value(n.args[0])};")
                 return
+            self._assigned(n.target)
             if isinstance(t, FuncT) or isinstance(vt, FuncT):
                 return
             v = self.value(n.args[0])
-            if v != ident(n.target):
+            if isinstance(t, MaybeWeakT):
+                self._store_maybe_weak(n.target, v, vt, t)
+            elif v != ident(n.target):
                 self.line(f"{ident(n.target)} = {self._convert(v, self.ty(n.args[0]), t)};")
             return
         if op is Opcode.SETITEM:
+            self._store_checks(n.args[0], n.args[2])
             if n in self.masked:
                 from lowering.masked_update import emit_masked_update
 
@@ -303,6 +330,49 @@ class FunctionEmitter:
             return
         self.exprs[n] = self._materialize(n, expr)
 
+    def _pyint_checks(self, n: Node) -> None:
+        """NumPy 2 raises OverflowError when a Python int does not fit the integer loop dtype it joins
+        (`uint8_array + 300`): one check per operand, outside any element loop; in-range constants cost nothing."""
+        from lowering.emit_values import pyint_operand_checks
+
+        for a, d in pyint_operand_checks(self, n):
+            self.mark(n)
+            self.line(f"(void)ep::checked_int<{d.cpp}>({self.value(a)});")
+
+    def _store_checks(self, base: Node, value: Node) -> None:
+        """A Python int or float stored into an integer array raises as NumPy 2 does when it does not fit."""
+        bt, vt = self.spec.types.get(base), self.spec.types.get(value)
+        if not (isinstance(bt, ArrayT) and bt.dtype.is_integer and not bt.torch and isinstance(vt, ScalarT) and vt.weak):
+            return
+        d = bt.dtype
+        if vt.dtype is DType.INT64 and d is not DType.INT64:
+            import numpy as np
+
+            info = np.iinfo(d.np)
+            if not (value.op is Opcode.CONST and info.min <= value.target <= info.max):
+                self.line(f"(void)ep::checked_int<{d.cpp}>({self.value(value)});")
+        elif vt.dtype is DType.FLOAT64:
+            self.used_headers.add("everypath/pystore.hpp")
+            self.line(f"ep::check_pyfloat_store<{d.cpp}>({self.value(value)});")
+
+    def _store_maybe_weak(self, name: str, expr: str, vt: Type, t: "MaybeWeakT") -> None:
+        """A Python scalar goes to the weak half, a NumPy scalar to the strong one; the flag says which is live."""
+        weak = isinstance(vt, ScalarT) and vt.weak
+        slot = f"{ident(name)}__w" if weak else ident(name)
+        self.line(f"{slot} = {cast(expr, vt, t.weak if weak else t.strong)}; "
+                  f"{ident(name)}__weak = {'true' if weak else 'false'};")
+
+    def _load_maybe_weak(self, name: str, t: "MaybeWeakT") -> str:
+        """Read as the NumPy scalar: a Python value is converted as NumPy converts it (ints range-checked)."""
+        w = f"{ident(name)}__w"
+        conv = f"ep::checked_int<{t.strong.cpp}>({w})" if t.strong.is_integer and t.weak is DType.INT64 \
+            else cast(w, t.weak_t, t.strong)
+        return f"({ident(name)}__weak ? {conv} : {ident(name)})"
+
+    def _assigned(self, name: str) -> None:
+        if name in self.unbound.flagged:
+            self.line(f"{ident(name)}__set = true;")
+
     def _materialize(self, n: Node, expr: str) -> str:
         name = f"v{n.id}" if n.id >= 0 else self.fresh("v")
         self.line(f"auto {name} = {expr};")
@@ -312,7 +382,9 @@ class FunctionEmitter:
         if not n.args:
             return 'std::string("")'
         a = n.args[0]
-        return f"ep::format({self.value(a)})"
+        from lowering.pyformat import message
+
+        return message(self.value(a), self.ty(a))
 
     def _convert(self, expr: str, src: Type | None, dst: Type | None) -> str:
         if dst is None or src == dst or not isinstance(dst, (ScalarT, TupleT)):
@@ -345,24 +417,9 @@ class FunctionEmitter:
     def emit_for(self, n: Node) -> None:
         it = n.args[0]
         if it.op is Opcode.CALL and it.target == "builtins.range" and self._const_step(it) is not None:
-            from lowering.unit_stride import unit_stride_arrays
+            from lowering.unit_stride import emit_range_versions
 
-            arrays = None if self.unit_stride else unit_stride_arrays(self, n)
-            if arrays:  # versioned: a vectorisable copy for unit inner strides, the general loop otherwise
-                cond = " && ".join(f"{a}.strides[{nd - 1}] == 1" for a, nd in arrays.items())
-                self.line(f"if ({cond}) {{")
-                self.depth += 1
-                self.unit_stride = frozenset(arrays)
-                self._emit_range_for(n)
-                self.unit_stride = frozenset()
-                self.depth -= 1
-                self.line("} else {")
-                self.depth += 1
-                self._emit_range_for(n)
-                self.depth -= 1
-                self.line("}")
-            else:
-                self._emit_range_for(n)
+            emit_range_versions(self, n)  # unit strides / in-bounds indices: a fast copy of the loop
             return
         else:
             length, elem = self.iter_source(it)
@@ -473,7 +530,11 @@ class FunctionEmitter:
             if expr == "struct":
                 raise EmitError("cannot bind a tuple element to one name here")
             var_t = self.spec.var_types.get(pattern)
-            self.line(f"{ident(pattern)} = {self._convert(expr, t, var_t)};")
+            if isinstance(var_t, MaybeWeakT):
+                self._store_maybe_weak(pattern, expr, t, var_t)
+            else:
+                self.line(f"{ident(pattern)} = {self._convert(expr, t, var_t)};")
+            self._assigned(pattern)
             return
         if expr == "struct":
             for p, part in zip(pattern, t):
@@ -512,11 +573,19 @@ class FunctionEmitter:
     # ---- whole function ------------------------------------------------
     def function_body(self) -> list[str]:
         self.spec.fn.number()
+        fn = self.spec.fn
+        self.unbound = analyse(fn.body, frozenset(), frozenset(fn.locals), lambda c: static_truth(self.spec, c))
+        for name in sorted(self.unbound.flagged):
+            self.line(f"bool {ident(name)}__set = false;  // read where it may be unbound")
         for name, t in self.spec.var_types.items():
             if isinstance(t, FuncT) and len(t.members) > 1:
                 self.line(f"int64_t {ident(name)}{{}};  // tag of the closure chosen")
                 continue
             if t is None or isinstance(t, (FuncT, IterT, DTypeT)):
+                continue
+            if isinstance(t, MaybeWeakT):  # Python scalar or NumPy scalar: both halves and which is live
+                self.line(f"{t.strong.cpp} {ident(name)}{{}}; {t.weak.cpp} {ident(name)}__w{{}}; "
+                          f"bool {ident(name)}__weak = false;")
                 continue
             if isinstance(t, ListT) and t.elem is None:
                 continue
@@ -526,13 +595,21 @@ class FunctionEmitter:
                 loc = self.spec.fn.locals.get(name, self.spec.fn.loc)
                 raise CompileError.at(loc if loc.lineno else self.spec.fn.loc, f"variable '{name}': {exc}",
                                       (f"generating C++ for {self.spec.fn.qualname}",)) from None
+        # Run-time errors leave through this function's frame (file, name: CPython's co_name).
+        where = f"{_c_string(self.spec.fn.filename)}, {_c_string(self.spec.fn.name)}"
+        self.line(f"EP_TRACE_BEGIN({where})")
         # Closures capture by reference, and every local is declared above, so defining
         # them all here keeps Python's late binding and makes them visible to every call site.
         for n in self.spec.fn.body.walk():
             if n.op is Opcode.CLOSURE:
                 self.closure(n)
         self.block(self.spec.fn.body)
+        self.line(f"EP_TRACE_END({where})")
         return self.lines
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def return_ctype(spec: TypedFunction) -> str:

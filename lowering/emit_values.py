@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from lowering.cpp import EmitError, cast, ctype, literal
 from lowering.indexing import IndexKind, plan_array_index
 from lowering.types import ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
@@ -99,6 +101,8 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
         return cast(f"ep::sc::{uf.cpp}<{loop.cpp}>({args})", ScalarT(loop), result.dtype)
     dts = loop_dtypes(uf.ufunc, list(types))
     ins, out = dts[:-1], dts[-1]
+    if uf.cpp in _CMP and _needs_exact_compare(n, types, ins):
+        ins = (DType.INT64,) * len(ins)  # NumPy 2 compares a Python int by value: `uint8 > 300` is all False
     fast = _fast_power(fe, n, key, operands, ins, out)
     if fast is not None:
         return fast
@@ -109,6 +113,40 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
     if out is not result.dtype:
         expr = cast(expr, ScalarT(out), result.dtype)
     return expr
+
+
+def _needs_exact_compare(n: Node, types: list[ScalarT], ins: tuple[DType, ...]) -> bool:
+    """A Python int compared with a narrower integer: widened to int64 unless it is a constant in range."""
+    if not ins[0].is_integer or ins[0] in (DType.INT64, DType.UINT64) or len(n.args) != len(types):
+        return False
+    info = np.iinfo(ins[0].np)
+    for a, t in zip(n.args, types):
+        if t.weak and t.dtype is DType.INT64:
+            if not (a.op is Opcode.CONST and isinstance(a.target, int) and info.min <= a.target <= info.max):
+                return True
+    return False
+
+
+def pyint_operand_checks(fe: "FunctionEmitter", n: Node) -> list[tuple[Node, DType]]:
+    """The Python int operands of an element-wise NumPy op that NumPy 2 range-checks against the integer
+    loop dtype (comparisons compare by value instead; where/clip and torch never check)."""
+    key = fe.spec.op_keys.get(n)
+    uf = lookup_operator(key).elementwise if key is not None else None
+    if uf is None or uf.ufunc is None or uf.cpp in ("where", "clip") or uf.cpp in _CMP or is_cast(fe, n):
+        return []
+    types = [fe.spec.types.get(a) for a in n.args]
+    if len(types) != uf.nin or not all(isinstance(t, (ScalarT, ArrayT)) for t in types):
+        return []
+    if all(isinstance(t, ScalarT) and t.weak for t in types) or any(isinstance(t, ArrayT) and t.torch for t in types):
+        return []
+    ins = loop_dtypes(uf.ufunc, [ScalarT(t.dtype, isinstance(t, ScalarT) and t.weak) for t in types])[:-1]
+    out: list[tuple[Node, DType]] = []
+    for a, t, d in zip(n.args, types, ins):
+        if isinstance(t, ScalarT) and t.weak and t.dtype is DType.INT64 and d.is_integer and d is not DType.INT64:
+            info = np.iinfo(d.np)
+            if not (a.op is Opcode.CONST and isinstance(a.target, int) and info.min <= a.target <= info.max):
+                out.append((a, d))
+    return out
 
 
 _FAST_POWERS = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}
@@ -215,22 +253,36 @@ def index_items(fe: "FunctionEmitter", idx: Node) -> list[str]:
     return [fe.value(idx)]
 
 
-def _element_accessor(fe: "FunctionEmitter", idx: Node, base: str = "") -> str:
-    """ep::get wraps negative indices; when every index is provably >= 0 the wrap is dropped,
-    and inside a loop versioned on unit inner strides (FunctionEmitter.unit_stride) the last
-    stride is the constant 1."""
-    acc = _element_accessor_kind(fe, idx)
-    return "ep::get_unit" if acc == "ep::get_nonneg" and base in fe.unit_stride else acc
+def _element_accessor(fe: "FunctionEmitter", idx: Node, base: str = "", base_node: Node | None = None) -> str:
+    """ep::get wraps negative indices and checks bounds; when every index is provably >= 0 the
+    wrap is dropped (ep::get_nonneg: one unsigned compare per axis), axes proven below their
+    length lose the compare too (lowering/shape_bounds.py; ep::get_inbounds when all are), and
+    inside a loop versioned on unit inner strides (FunctionEmitter.unit_stride) the last stride
+    is the constant 1 (ep::get_unit*)."""
+    acc = _element_accessor_kind(fe, idx, base_node, base)
+    if base in fe.unit_stride and acc != "ep::get":
+        return acc.replace("ep::get_nonneg", "ep::get_unit").replace("ep::get_inbounds", "ep::get_unit_inbounds")
+    return acc
 
 
-def _element_accessor_kind(fe: "FunctionEmitter", idx: Node) -> str:
+def _element_accessor_kind(fe: "FunctionEmitter", idx: Node, base_node: Node | None = None, base: str = "") -> str:
+    """ep::get, ep::get_nonneg, ep::get_nonneg<mask of proven axes> or ep::get_inbounds."""
     if idx.op is Opcode.CALL and idx.target == "ep.tuple":
         nodes = list(idx.args)
     elif idx.op is Opcode.CONST and isinstance(idx.target, tuple):
-        return "ep::get_nonneg" if all(isinstance(v, int) and v >= 0 for v in idx.target) else "ep::get"
+        if not all(isinstance(v, int) and v >= 0 for v in idx.target):
+            return "ep::get"
+        nodes = []  # constant indices: checked (a shape is known only at run time)
     else:
         nodes = [idx]
-    return "ep::get_nonneg" if all(fe.bounds.non_negative(n) for n in nodes) else "ep::get"
+    if not all(fe.bounds.non_negative(n) for n in nodes):
+        return "ep::get"
+    if base_node is None or not nodes:
+        return "ep::get_nonneg"
+    mask = sum(1 << k for k, n in enumerate(nodes) if (n, k, base) in fe.proven or fe.bounds.in_range(n, base_node, k))
+    if mask == (1 << len(nodes)) - 1:
+        return "ep::get_inbounds"
+    return f"ep::get_nonneg<{mask}u>" if mask else "ep::get_nonneg"
 
 
 def _index_parts(fe: "FunctionEmitter", base_t: ArrayT, idx: Node) -> tuple[list[str], "object"]:
@@ -256,7 +308,7 @@ def getitem(fe: "FunctionEmitter", n: Node) -> str:
     assert isinstance(bt, ArrayT)
     items, plan = _index_parts(fe, bt, idx)
     if plan.kind == "element":
-        return f"{_element_accessor(fe, idx, b)}({', '.join([b, *items])})"  # x[()] of a 0-d array: no index
+        return f"{_element_accessor(fe, idx, b, base)}({', '.join([b, *items])})"  # x[()] of a 0-d array: no index
     if plan.kind == "view":
         return f"ep::view({b}{''.join(', ' + i for i in items)})"
     if plan.kind == "mask":
@@ -280,7 +332,7 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
     items, plan = _index_parts(fe, bt, idx)
     vt = fe.ty(val)
     if plan.kind == "element":
-        acc = _element_accessor(fe, idx, b)
+        acc = _element_accessor(fe, idx, b, base)
         fe.line(f"{acc}({', '.join([b, *items])}) = {cast(v, elem_type(vt), bt.dtype) if isinstance(vt, ScalarT) else v};")
         return
     if (plan.kind == "view" and val.op is Opcode.CALL and is_inplace_array(fe, val) and val.args[0].op is Opcode.GETITEM
@@ -288,6 +340,14 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
         return  # x[i:j] += y already wrote through the view
     if isinstance(vt, ScalarT):
         v = cast(v, vt, bt.dtype)
+    if isinstance(vt, (TupleT, ListT)):  # a[i, :] = [0, 0, 1]: lowering/seq_assign.py
+        from lowering.seq_assign import CONVERT_HEADER, sequence_array_expr
+
+        v = sequence_array_expr(vt, v, bt.dtype)
+        if plan.kind == "view":  # NumPy's "could not broadcast input array from shape ..." on a mismatch
+            fe.used_headers.add(CONVERT_HEADER)
+            fe.line(f"ep::copyto(ep::view({b}{''.join(', ' + i for i in items)}), {v});")
+            return
     if plan.kind == "view":
         fe.line(f"ep::assign(ep::view({b}{''.join(', ' + i for i in items)}), {v});")
     elif plan.kind == "mask":
@@ -321,6 +381,8 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         return "std::make_tuple(" + ", ".join(fe.value(a) for a in n.args) + ")"
     if target == "ep.list":
         t = fe.ty(n)
+        if isinstance(t, TupleT):  # a display of arrays of several dtypes, typed as a tuple (infer.py)
+            return "std::make_tuple(" + ", ".join(fe.value(a) for a in n.args) + ")"
         if not n.args:
             t = fe.list_type_for(n)
         items = ", ".join(fe.value(a) for a in n.args)
@@ -328,7 +390,9 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
     if target == "builtins.slice":
         return "ep::make_slice(" + ", ".join(fe.value(a) for a in n.args) + ")"
     if target == "ep.format":
-        return "ep::format(" + ", ".join(fe.value(a) for a in n.args) + ")"
+        from lowering.pyformat import format_call
+
+        return format_call([(fe.value(a), fe.ty(a)) for a in n.args])
     if target in ("operator.eq", "operator.ne") and all(isinstance(fe.ty(a), TupleT) for a in n.args):
         op = "==" if target == "operator.eq" else "!="
         return f"({fe.value(n.args[0])} {op} {fe.value(n.args[1])})"

@@ -144,6 +144,12 @@ def check_setitem(base: Type, idx: Type, value: Type, idx_node: Node) -> None:
     if not isinstance(base, ArrayT):
         raise TypingError(f"'{base}' object does not support item assignment")
     plan = plan_array_index(base, idx)
+    if isinstance(value, (TupleT, ListT)):  # a[i] = (x, y): NumPy makes an array of it (lowering/seq_assign.py)
+        from lowering.seq_assign import sequence_as_array
+
+        if plan.kind == "element":
+            raise TypingError("setting an array element with a sequence.")
+        value = sequence_as_array(value)
     if not isinstance(value, (ScalarT, ArrayT)):
         raise TypingError(f"cannot assign {value} into an array")
     if value.dtype.is_complex and not base.dtype.is_complex:

@@ -13,13 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from everypath.errors import CompileError, CompileErrors
+from everypath.errors import CompileError, CompileErrors, internal_error
 from lowering.indexing import index_type
 from lowering.types import (
-    BOOL, INT, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type, join,
+    BOOL, INT, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT,
+    Type, join, join_var,
     like_tensor,
 )
 from tracer.ir import Function, FunctionRef, Node, Opcode
+from lowering.weak_locals import check_union_reads
 from variants.registry import Site, TypingError, lookup_operator
 
 
@@ -38,6 +40,7 @@ class TypedFunction:
     op_keys: dict[Node, str] = field(default_factory=dict)  # call node -> resolved operator key
     choices: dict[Node, list["TypedFunction"]] = field(default_factory=dict)  # ep.call -> closure per choice tag
     parent: "TypedFunction | None" = None
+    demoted: set[str] = field(default_factory=set)  # locals read where Python vs NumPy scalar would differ
 
     def type_of(self, node: Node) -> Type:
         t = self.types.get(node)
@@ -110,7 +113,7 @@ class ProgramTyper:
         cur = spec.var_types.get(name)
         if isinstance(t, IterT):
             self.error(node, f"storing {t.kind}(...) in a variable is not supported; iterate over it directly", spec)
-        new = join(cur, t)
+        new = join(cur, t) if name in spec.demoted else join_var(cur, t)
         if new is None:
             self.error(node, f"variable '{name.split('$')[0]}' holds {cur} elsewhere but {t} here; "
                              "a variable must keep one kind of value (arrays keep their rank)", spec)
@@ -124,7 +127,20 @@ class ProgramTyper:
             except TypingError as exc:
                 self.error(n, str(exc), spec)
                 t = None
+            except (CompileError, RecursionError):
+                raise
+            except Exception as exc:  # a bug of ours: still say where in the user's code it happened
+                raise internal_error(n.loc, exc, (f"typing {spec.fn.qualname}{_sig(spec)}",)) from exc
             spec.types[n] = t
+            check_union_reads(self, spec, n)
+
+    def demote(self, spec: TypedFunction, name: str) -> None:
+        """A Python-or-NumPy-scalar local read where the two differ: one promoted NumPy slot, as before NEP 50."""
+        spec.demoted.add(name)
+        cur = spec.var_types.get(name)
+        if isinstance(cur, MaybeWeakT):
+            spec.var_types[name] = cur.demoted()
+            self.changed = True
 
     def _node(self, spec: TypedFunction, n: Node) -> Type | None:
         op = n.op
@@ -138,6 +154,18 @@ class ProgramTyper:
             t = spec.var_types.get(n.target)
             if t is None and spec.parent is not None and n.target in spec.fn.freevars:
                 t = _outer_var(spec.parent, n.target)
+                if isinstance(t, MaybeWeakT):  # a closure reads the one C++ slot by reference
+                    owner = spec.parent
+                    while owner is not None and n.target not in owner.var_types:
+                        owner = owner.parent
+                    if owner is not None:
+                        self.demote(owner, n.target)
+                    t = t.demoted()
+            if isinstance(t, MaybeWeakT):
+                return t.strong_t  # the reads the typer keeps convert a Python value as NumPy would
+            if t is None and self.final and n.target in spec.fn.locals and n.target not in spec.fn.freevars:
+                raise TypingError(f"local variable '{n.target.split('$')[0]}' is read here but every store to it "
+                                  "is unreachable (CPython raises UnboundLocalError)")
             return t
         if op is Opcode.STORE:
             self._store(spec, n.target, ty(n.args[0]), n)
@@ -249,6 +277,8 @@ class ProgramTyper:
             for t in arg_types:
                 elem = join(elem, t)
                 if elem is None:
+                    if all(isinstance(a, ArrayT) for a in arg_types):  # [a_f64, b_i64] for np.concatenate:
+                        return TupleT(tuple(arg_types))  # type: ignore[arg-type]  # a fixed sequence, as a tuple
                     raise TypingError("list items must share one type")
             return ListT(elem)
         if target == "builtins.slice":

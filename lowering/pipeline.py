@@ -25,7 +25,7 @@ from lowering.cache import CompiledModule
 from lowering.dispatch import PathPolicy
 from lowering.sites import Site
 from lowering.unit import Entry, translation_unit_parts
-from tracer.callgraph import trace_program
+from tracer.callgraph import in_user_code, trace_program
 
 def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tuple[Type, ...], dict[str, str]]:
     out: list[Type] = []
@@ -138,6 +138,7 @@ class Generated:
     signature: dict[str, Any]  # lowering.signature descriptor
     sites: tuple[Site, ...]  # operator call sites, in site-table order
     files: frozenset[str]  # every source file the call graph touched
+    reads: tuple[Any, ...] = ()  # tracer.globals.GlobalRead: the module globals the build depends on
 
 
 def generate(pyfunc: types.FunctionType, settings: Settings, call_types: tuple[Type | None, ...] | None = None,
@@ -145,21 +146,32 @@ def generate(pyfunc: types.FunctionType, settings: Settings, call_types: tuple[T
     """Trace, type and emit (no build): the host build and every portable target share this."""
     program = trace_program(pyfunc)
     entry_fn = program.functions[program.entry]
+    if policy is not None:  # a portable target (export, bundle): no Python at run time to read module arrays from
+        _refuse_hidden(entry_fn, program.reads)
     arg_types, texts = _resolve_params(entry_fn, call_types)
     typer = ProgramTyper(program.functions)
     try:
         spec = typer.run(program.entry, arg_types)
-    except CompileError as exc:
-        raise exc.with_during(f"compiling {pyfunc.__qualname__}") from None
+    except CompileError as exc:  # errors inside library code are reported at the user's call
+        raise in_user_code(exc, program).with_during(f"compiling {pyfunc.__qualname__}") from None
     _check_return(spec)
     if observation is not None:
         check_observation(spec, observation)
     mutated = mutated_params(typer.order)[spec]
     sig = signature(spec, mutated, texts)
     symbol = f"ep_call_{entry_fn.name}"
-    unit = translation_unit_parts(typer.order, [Entry(symbol, spec)], checked=settings.checked,
+    unit = translation_unit_parts(typer.order, [Entry(symbol, spec)], boundscheck=settings.boundscheck,
                                   policy=policy or PathPolicy.from_settings(settings))
-    return Generated(unit.source, symbol, entry_fn.name, sig, unit.sites, frozenset(program.files()))
+    return Generated(unit.source, symbol, entry_fn.name, sig, unit.sites, frozenset(program.files()), program.reads)
+
+
+def _refuse_hidden(entry_fn: Any, reads: tuple[Any, ...]) -> None:
+    for r in reads:
+        if r.hidden:
+            loc = next(p.loc for p in entry_fn.params if p.name == r.hidden)
+            raise CompileError.at(loc, f"module array '{r.name}' cannot be read by {entry_fn.qualname} in a portable "
+                                       "build (export, bundle): there is no Python module to read it from at run "
+                                       f"time; pass '{r.name}' as a parameter", ("building for a portable target",))
 
 
 def compile_function(pyfunc: types.FunctionType, settings: Settings,
@@ -176,7 +188,7 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     so_path = settings.cache_dir / "so" / back[:2] / f"{back}.so"
     if not so_path.exists():
         build_shared(source, so_path, settings)
-    module = CompiledModule(so_path, symbol, sig, so_path.with_suffix(".cpp"), key, from_cache=False)
+    module = CompiledModule(so_path, symbol, sig, so_path.with_suffix(".cpp"), key, from_cache=False, globals=gen.reads)
     cache.store(settings, key, module, {f: cache.file_digest(f) for f in gen.files})
     return module
 

@@ -67,6 +67,8 @@ def simd_body(fe: "FunctionEmitter", n: Node, leaves: list[str], mask: bool = Fa
     for i, a in enumerate(args):
         as_mask = (name == "where" and i == 0) or (name in ("logical_and", "logical_or", "logical_not"))
         if a in fe.fused:
+            if not as_mask and _dtype(fe.ty(a)) is not _float_of(fe, n):  # minimum(cos(x32), np.cos(0.4)): a cast
+                raise NotVectorisable(f"operand dtype {_dtype(fe.ty(a))}")
             parts.append(simd_body(fe, a, leaves, mask=as_mask))
             continue
         t = fe.ty(a)

@@ -183,7 +183,32 @@ class GeneratorT:
         return "np.random.Generator"
 
 
-Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT]
+@dataclass(frozen=True)
+class MaybeWeakT:
+    """A local that is a Python scalar until a NumPy scalar absorbs it (NEP 50: `total = 0.0` then
+    `total += f32`): only variables have this type. Its C++ slot keeps both values and a flag; every read
+    is typed as the NumPy scalar, which the typer allows only where both would give the same result."""
+
+    strong: DType
+    weak: DType
+
+    @property
+    def strong_t(self) -> ScalarT:
+        return ScalarT(self.strong)
+
+    @property
+    def weak_t(self) -> ScalarT:
+        return ScalarT(self.weak, weak=True)
+
+    def demoted(self) -> ScalarT:
+        """The one-slot type used where a read cannot tell the two apart: the promoted NumPy scalar."""
+        return ScalarT(DType.of(np.promote_types(self.strong.np, self.weak.np)))
+
+    def __str__(self) -> str:
+        return f"{PY_NAME[self.weak]} | np.{self.strong}"
+
+
+Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT, MaybeWeakT]
 
 INT = ScalarT(DType.INT64, weak=True)
 FLOAT = ScalarT(DType.FLOAT64, weak=True)
@@ -209,6 +234,13 @@ def join(a: Type | None, b: Type | None) -> Type | None:
         return b
     if b is None or a == b:
         return a
+    if isinstance(a, MaybeWeakT) or isinstance(b, MaybeWeakT):
+        m, o = (a, b) if isinstance(a, MaybeWeakT) else (b, a)
+        if o in (m.strong_t, m.weak_t):
+            return m
+        if isinstance(o, MaybeWeakT):
+            return join(m.demoted(), o.demoted())
+        return join(m.demoted(), o) if isinstance(o, ScalarT) else None
     if isinstance(a, ScalarT) and isinstance(b, ScalarT):
         dt = DType.of(np.promote_types(a.dtype.np, b.dtype.np))
         return ScalarT(dt, weak=a.weak and b.weak)
@@ -224,3 +256,19 @@ def join(a: Type | None, b: Type | None) -> Type | None:
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
         return None if any(i is None for i in items) else TupleT(items)  # type: ignore[arg-type]
     return None
+
+
+_WEAK_VALUE = {DType.BOOL: False, DType.INT64: 0, DType.FLOAT64: 0.0, DType.COMPLEX128: 0j}
+
+
+def join_var(a: Type | None, b: Type | None) -> Type | None:
+    """join for what a local may hold: a Python scalar and a NumPy scalar it yields to (NEP 50) of another
+    dtype make a MaybeWeakT rather than a wider NumPy scalar (which would compute in the wrong precision)."""
+    if isinstance(a, ScalarT) and isinstance(b, ScalarT) and a.weak != b.weak:
+        w, s = (a, b) if a.weak else (b, a)
+        if w.dtype is not s.dtype and w.dtype in _WEAK_VALUE:
+            if DType.of(np.result_type(s.dtype.np, _WEAK_VALUE[w.dtype])) is s.dtype:
+                return MaybeWeakT(s.dtype, w.dtype)
+    if isinstance(a, MaybeWeakT) and isinstance(b, ScalarT) and b.weak and b.dtype is not a.weak:
+        return join_var(a.strong_t, join(a.weak_t, b))  # int then float: the wider Python scalar
+    return join(a, b)

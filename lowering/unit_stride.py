@@ -1,4 +1,4 @@
-"""Loop versioning on unit inner strides.
+"""Loop versioning on unit inner strides and on in-range indices.
 
 Arrays arrive as views with run-time strides, so in `for j in range(1, w - 1): out[i, j] =
 img[i - 1, j + 1] + ...` g++ sees strided loads of unknown stride and does not vectorise.
@@ -7,6 +7,11 @@ g++ unrolls) whose body only reads and writes array elements and does scalar ari
 stride the constant 1 (ep::get_unit), and the general loop after `else`. Results are the same
 either way; only the contiguous case gets faster (the common one: fresh arrays and NumPy
 arguments are C-contiguous).
+
+The same copy also drops bounds checks the compiler cannot prove statically (lowering/shape_bounds.py)
+but one test before the loop can: in `for j in range(n): ... d[i, j] ... y[j + 1]`, `n <= d.shape[1]
+&& n + 1 <= y.shape[0]` makes every such index in range for the whole loop (as JIT compilers remove
+checks); when it fails, the checked loop runs and raises IndexError where CPython would.
 """
 from __future__ import annotations
 
@@ -72,10 +77,95 @@ def unit_stride_arrays(fe: "FunctionEmitter", loop: Node) -> dict[str, int] | No
                 kind = plan_array_index(bt, fe.spec.type_of(idx)).kind
             except Exception:
                 return None
-            if name is None or kind != "element" or _element_accessor_kind(fe, idx) != "ep::get_nonneg":
+            if name is None or kind != "element" or _element_accessor_kind(fe, idx) == "ep::get":
                 return None
             if bt.ndim > 0:  # a 0-d element has no stride to check
                 arrays[name] = bt.ndim
     if not arrays or stored & set(arrays):
         return None
     return arrays
+
+
+def _loop_offset(n: Node, var: str) -> int | None:
+    """c when n is `var`, `var + c`, `c + var` or `var - c` for a constant int c."""
+    if n.op is Opcode.LOAD and n.target == var:
+        return 0
+    if n.op is not Opcode.CALL or len(n.args) != 2 or n.target not in ("operator.add", "operator.sub"):
+        return None
+    a, b = n.args
+    if n.target == "operator.add" and a.op is Opcode.CONST:
+        a, b = b, a
+    if not (a.op is Opcode.LOAD and a.target == var and b.op is Opcode.CONST and isinstance(b.target, int)
+            and not isinstance(b.target, bool)):
+        return None
+    return b.target if n.target == "operator.add" else -b.target
+
+
+def bounds_versions(fe: "FunctionEmitter", loop: Node) -> tuple[list[str], frozenset[tuple[Node, int, str]]]:
+    """The run-time conditions under which the loop's own `i + c` indices are all in range, and the
+    (index, axis, array) they prove; ([], {}) when there are none or the loop is not innermost."""
+    rng = loop.args[0]
+    step = fe._const_step(rng)
+    if not isinstance(loop.target, str) or step is None or step <= 0:
+        return [], frozenset()
+    stored: set[str] = set()
+    accesses: list[Node] = []
+    for n in loop.blocks[0].walk():
+        if n.op is Opcode.LOOP or (n.op is Opcode.FOR and not _constant_range(n.args[0])):
+            return [], frozenset()  # a loop nest: only the innermost loop is versioned
+        if n.op is Opcode.STORE:
+            stored.add(str(n.target))
+        elif n.op is Opcode.FOR:
+            stored.update(_pattern(n.target))
+        elif n.op in (Opcode.GETITEM, Opcode.SETITEM) and isinstance(fe.ty(n.args[0]), ArrayT):
+            accesses.append(n)
+    if loop.target in stored:
+        return [], frozenset()
+    stop = fe.value(rng.args[0] if len(rng.args) == 1 else rng.args[1])
+    conds: dict[str, None] = {}
+    proven: set[tuple[Node, int, str]] = set()
+    for a in accesses:
+        base, idx = a.args[0], a.args[1]
+        name = _array_name(base)
+        if name is None or (base.op is Opcode.LOAD and base.target in stored):
+            continue  # rebound in the loop: its shape may change
+        try:
+            if plan_array_index(fe.ty(base), fe.spec.type_of(idx)).kind != "element":
+                continue
+        except Exception:  # noqa: BLE001 - not an element access: nothing to prove
+            continue
+        nodes = list(idx.args) if idx.op is Opcode.CALL and idx.target == "ep.tuple" else [idx]
+        for k, n in enumerate(nodes):
+            c = _loop_offset(n, loop.target)
+            if c is None or not fe.bounds.non_negative(n) or fe.bounds.in_range(n, base, k):
+                continue
+            conds[f"{stop} + {c} <= {name}.shape[{k}]" if c else f"{stop} <= {name}.shape[{k}]"] = None
+            proven.add((n, k, name))
+    return list(conds), frozenset(proven)
+
+
+def _pattern(p: object) -> list[str]:
+    return [p] if isinstance(p, str) else [x for q in p for x in _pattern(q)]  # type: ignore[attr-defined]
+
+
+def emit_range_versions(fe: "FunctionEmitter", loop: Node) -> None:
+    """A `for` over a range with a constant step: one loop, or a fast copy behind `if (unit strides &&
+    indices in range)` and the general loop after `else`."""
+    nested = bool(fe.unit_stride or fe.proven)  # inside a fast copy already: one level of versions
+    arrays = None if nested else unit_stride_arrays(fe, loop)
+    conds, proven = ([], frozenset()) if nested else bounds_versions(fe, loop)
+    if not arrays and not conds:
+        fe._emit_range_for(loop)
+        return
+    strides = [f"{a}.strides[{nd - 1}] == 1" for a, nd in (arrays or {}).items()]
+    fe.line(f"if ({' && '.join(strides + conds)}) {{")
+    fe.depth += 1
+    fe.unit_stride, fe.proven = frozenset(arrays or ()), proven
+    fe._emit_range_for(loop)
+    fe.unit_stride, fe.proven = frozenset(), frozenset()
+    fe.depth -= 1
+    fe.line("} else {")
+    fe.depth += 1
+    fe._emit_range_for(loop)
+    fe.depth -= 1
+    fe.line("}")

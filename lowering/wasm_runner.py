@@ -26,6 +26,7 @@ import numpy as np
 import wasmtime
 
 from lowering.web import LAYOUT, LAYOUT_ORDER
+from lowering.tracebacks import split_message, synthetic_traceback
 
 
 @functools.lru_cache(maxsize=1)
@@ -229,13 +230,15 @@ class CallPlan:
                 s.value[...] = mem[base + s.at: base + s.at + s.data.nbytes].view(s.data.dtype).reshape(s.data.shape)
 
 
-def read_error(mem: np.ndarray, ptr: int) -> tuple[str, str] | None:
+def read_error(mem: np.ndarray, ptr: int) -> tuple[str, str, str] | None:
+    """(type, message, trace): the trace of the user's lines follows the message's NUL (array.hpp)."""
     if ptr == 0:
         return None
     e = mem[ptr: ptr + ERROR.itemsize].view(ERROR)[0]
     if e["set"] == 0:
         return None
-    return e["type"].decode(errors="replace"), e["message"].decode(errors="replace")
+    start = ptr + L["error_message"]
+    return (e["type"].decode(errors="replace"), *split_message(bytes(mem[start: start + 1024])))
 
 
 def read_results(sig: dict[str, Any], mem: np.ndarray, base: int, plan: CallPlan, owners: list[int]) -> Any:
@@ -371,7 +374,7 @@ class WasmFunction:
             self._instantiate()  # the trapped instance is abandoned mid-call: start afresh
             if err is None:
                 raise RuntimeError(f"{self.name}(): the compiled code trapped: {trap}") from None
-            raise python_exception(*err) from None
+            raise python_exception(*err[:2]).with_traceback(synthetic_traceback(err[2])) from None
         mem = self.memory()
         plan.copy_back(mem, base)
         owners: list[int] = []

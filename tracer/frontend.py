@@ -13,14 +13,21 @@ import ast
 import builtins
 import inspect
 import operator
+import sys
 import textwrap
+import tokenize
 import types
+from pathlib import Path
 from typing import Any, Callable
 
-from everypath.errors import CompileError, SourceLocation
+import numpy as np
+
+from everypath.errors import CompileError, SourceLocation, SourceSyntaxError
+from tracer.globals import ABSENT, GlobalRead, GlobalScope, value_digest
 from tracer.ir import Block, Function, FunctionRef, Node, Opcode, Param
 from tracer.statics import (
-    EXCEPTION_NAMES, Static, import_module, is_constant, module_name_allowed, static_for, user_function_ref,
+    EXCEPTION_NAMES, NOT_CONSTANT, Static, const_bindings, import_module, is_constant, is_library_module,
+    module_name_allowed, static_for, unwrap_compiled, user_function_ref,
 )
 from tracer.whitelist import check_syntax
 
@@ -42,7 +49,9 @@ UNARYOPS: dict[type, str] = {
 _FOLDABLE_PREFIXES = ("math.",)
 _FOLDABLE_KEYS = frozenset({"builtins.abs", "builtins.int", "builtins.float", "builtins.bool", "builtins.min", "builtins.max"})
 
-FunctionSink = Callable[[FunctionRef, types.FunctionType], None]
+# called for every user function reached; may answer the ref to use instead (tracer.callgraph caps
+# the constant specialisations of one helper)
+FunctionSink = Callable[[FunctionRef, types.FunctionType], "FunctionRef | None"]
 
 
 class SourceMap:
@@ -57,18 +66,33 @@ class SourceMap:
         )
 
 
+def _file_syntax_error(filename: str) -> SourceSyntaxError | None:
+    """The file's own syntax error, located, when its source (edited since import) no longer parses."""
+    try:
+        compile(Path(filename).read_text(), filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return SourceSyntaxError.from_syntax_error(exc, filename)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def parse_function(pyfunc: types.FunctionType) -> tuple[ast.FunctionDef, SourceMap]:
     try:
         lines, first = inspect.getsourcelines(pyfunc)
         filename = inspect.getsourcefile(pyfunc) or pyfunc.__code__.co_filename
-    except (OSError, TypeError) as exc:
-        raise CompileError(f"cannot read the source of {pyfunc.__qualname__}: {exc}", pyfunc.__code__.co_filename,
-                           pyfunc.__code__.co_firstlineno, 0) from None
+    except (OSError, TypeError, SyntaxError, tokenize.TokenError) as exc:
+        raise _file_syntax_error(pyfunc.__code__.co_filename) or CompileError(
+            f"cannot read the source of {pyfunc.__qualname__}: {exc}", pyfunc.__code__.co_filename,
+            pyfunc.__code__.co_firstlineno, 0) from None
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
     smap = SourceMap(filename, first - 1, indent)
-    tree = ast.parse(dedented)
+    try:
+        tree = ast.parse(dedented)
+    except SyntaxError as exc:  # the file changed since import, or source given as text: one located line
+        raise SourceSyntaxError.from_syntax_error(exc, filename, first - 1, indent) from None
     fdefs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
     if not fdefs:
         raise CompileError(f"{pyfunc.__qualname__} is not a plain 'def' function (lambdas are compiled only inside one)",
@@ -123,13 +147,18 @@ class FunctionBuilder:
         lookup_global: Callable[[str], Any],
         on_function: FunctionSink,
         parent: FunctionBuilder | None = None,
+        scope: GlobalScope | None = None,
     ) -> None:
         self.name, self.qualname, self.module, self.smap = name, qualname, module, smap
+        self.scope = parent.scope if parent is not None else scope  # where globals are read and recorded
+        self.hidden: dict[tuple[int, str], str] = {}  # root only: (namespace id, name) -> hidden parameter
+        self.hidden_params: list[tuple[str, Any, SourceLocation]] = []
         self.lookup_global = lookup_global
         self.on_function = on_function
         self.parent = parent
         self.locals: dict[str, SourceLocation] = {}
         self.static_locals: dict[str, Static] = {}
+        self.const_params: dict[str, Any] = {}  # parameters bound to a call site's constant (never reassigned)
         self.freevars: dict[str, None] = {}
         self.renames: list[dict[str, str]] = []
         self.counter = 0
@@ -166,7 +195,7 @@ class FunctionBuilder:
 
     # ---- entry points --------------------------------------------------
     def build_def(self, fdef: ast.FunctionDef | ast.Lambda, resolve_annotation: Callable[[ast.AST | None, str], Any],
-                  defaults: tuple[Any, ...] = ()) -> Function:
+                  defaults: tuple[Any, ...] = (), consts: tuple[tuple[str, Any], ...] = ()) -> Function:
         body = fdef.body if isinstance(fdef, ast.FunctionDef) else [ast.Return(value=fdef.body, lineno=fdef.lineno,
                                                                                 col_offset=fdef.col_offset)]
         local_names, _ = _assigned_names(body)
@@ -175,6 +204,8 @@ class FunctionBuilder:
             self.locals[a.arg] = self.loc(a)
         for n in local_names:
             self.locals.setdefault(n, SourceLocation(self.smap.filename, 0, 0))
+        bound = dict(consts)
+        self.const_params = {n: v for n, v in bound.items() if n not in local_names}
         params: list[Param] = []
         first_default = len(args) - len(defaults)
         for i, a in enumerate(args):
@@ -183,6 +214,7 @@ class FunctionBuilder:
             node = self.emit(Opcode.PARAM, a.arg, (), self.loc(a))
             self.emit(Opcode.STORE, a.arg, (node,), self.loc(a))
         self.statements(body)
+        params += self._hidden_params(len(args))
         if not self.block.terminates():
             loc = self.loc(body[-1]) if body else self.loc(fdef)
             self.emit(Opcode.RETURN, None, (self.const(None, loc),), loc)
@@ -191,6 +223,7 @@ class FunctionBuilder:
             name=self.name, qualname=self.qualname, module=self.module, filename=self.smap.filename,
             params=params, returns=returns, body=self.block, loc=self.loc(fdef),
             freevars=tuple(self.freevars), locals=dict(self.locals), is_closure=self.parent is not None,
+            consts=consts,
         )
 
     # ---- names ---------------------------------------------------------
@@ -200,12 +233,16 @@ class FunctionBuilder:
                 return self.emit(Opcode.LOAD, scope[name], (), self.loc(node))
         if name in self.static_locals:
             return self.static_locals[name]
+        if name in self.const_params:
+            return self.const(self.const_params[name], self.loc(node))
         if name in self.locals:
             return self.emit(Opcode.LOAD, name, (), self.loc(node))
         outer = self.parent
         while outer is not None:
             if name in outer.static_locals:
                 return outer.static_locals[name]
+            if name in outer.const_params:
+                return self.const(outer.const_params[name], self.loc(node))
             if name in outer.locals or any(name in s.values() for s in outer.renames):
                 self.freevars.setdefault(name, None)
                 return self.emit(Opcode.LOAD, name, (), self.loc(node))
@@ -214,14 +251,90 @@ class FunctionBuilder:
             obj = self.lookup_global(name)
         except KeyError:
             raise self.error(node, f"name '{name}' is not defined") from None
+        return self.read_global(name, obj, node)
+
+    def read_global(self, name: str, obj: Any, node: ast.AST, ns: dict[str, Any] | None = None,
+                    module: str = "") -> Node | Static:
+        """A module global (or a user module's attribute) read: recorded, so that compiled code
+        re-binding it is noticed at the next call (tracer.globals); arrays become hidden parameters."""
+        scope = self.scope
+        if ns is None:
+            if scope is None or name in scope.cells:
+                return self.static_value(obj, node)
+            ns, module = scope.namespace, scope.module
+        label = name if ns is (scope.namespace if scope else None) else f"{module}.{name}"
+        if isinstance(obj, np.ndarray):
+            return self._global_array(label, name, obj, node, ns, module)
+        if not (is_constant(obj) or callable(obj) or isinstance(obj, (type, types.ModuleType))):
+            held = next((type(x).__name__ for x in obj if not is_constant(x)), None) if isinstance(obj, tuple) else None
+            what = f"a tuple holding a {held}" if held else f"a {type(obj).__module__.replace('builtins', '')}" \
+                f"{'.' if type(obj).__module__ != 'builtins' else ''}{type(obj).__qualname__}"
+            raise self.error(node, f"module global '{label}' is {what}: compiled code reads module constants "
+                                   "(int, float, bool, complex, str, None and tuples of them), NumPy arrays, modules "
+                                   f"and functions only; pass '{name}' to the function as a parameter instead")
+        if scope is not None:
+            scope.reads.append(GlobalRead(module, name, value_digest(obj if name in ns else ABSENT), ns,
+                                          ns.get(name, ABSENT)))
         return self.static_value(obj, node)
 
+    def _global_array(self, label: str, name: str, obj: Any, node: ast.AST, ns: dict[str, Any], module: str) -> Node:
+        """A module array reaches the entry as a hidden parameter, read at every call (like CPython,
+        in-place changes are seen and compiled writes land in the module's array)."""
+        root = self
+        while root.parent is not None:
+            root = root.parent
+        what = f"module array '{label}' ({obj.dtype}, {obj.ndim}-d)"
+        if self.scope is None or not self.scope.entry:
+            raise self.error(node, f"{what} is read in '{root.qualname}', a helper of the compiled function: only "
+                                   "the compiled function itself (and functions nested in it) can read module arrays; "
+                                   f"pass '{name}' to '{root.qualname}' as a parameter")
+        from lowering.annotations import describe_value_type
+
+        if obj.ndim == 0 or describe_value_type(obj) is None:
+            raise self.error(node, f"{what}: compiled code cannot read this array; pass '{name}' as a parameter")
+        hidden = root.hidden.get((id(ns), name))
+        if hidden is None:
+            hidden = f"ep_global_{name}"
+            while hidden in root.locals:
+                hidden += "_"
+            root.hidden[(id(ns), name)] = hidden
+            root.locals[hidden] = self.loc(node)
+            root.hidden_params.append((hidden, obj, self.loc(node)))
+        self.scope.reads.append(GlobalRead(module, name, value_digest(obj), ns, obj, hidden))
+        if self is not root:
+            self.freevars.setdefault(hidden, None)
+        return self.emit(Opcode.LOAD, hidden, (), self.loc(node))
+
+    def _hidden_params(self, first: int) -> list[Param]:
+        """The module arrays read as trailing parameters, stored on entry like the written ones."""
+        from lowering.annotations import Annotation
+
+        out = []
+        for i, (hidden, arr, loc) in enumerate(self.hidden_params):
+            ann = np.ndarray[tuple[(int,) * arr.ndim], np.dtype[arr.dtype.type]]  # type: ignore[misc]
+            out.append(Param(hidden, Annotation(ann, f"module array ({arr.dtype}, {arr.ndim}-d)", loc),
+                             Param.NO_DEFAULT, loc))
+            param = Node(Opcode.PARAM, hidden, (), {}, loc)
+            store = Node(Opcode.STORE, hidden, (param,), {}, loc)
+            for j, n in enumerate((param, store)):
+                n.block = self.block
+                self.block.nodes.insert(2 * (first + i) + j, n)
+        return out
+
+    def note_call_site(self, ref: FunctionRef, node: ast.AST) -> None:
+        """The first place the graph reaches `ref`: its errors in library files are reported there."""
+        sites = getattr(self.on_function, "call_sites", None)
+        if isinstance(sites, dict):
+            sites.setdefault(ref, self.loc(node))
+
     def static_value(self, obj: Any, node: ast.AST) -> Node | Static:
+        obj = unwrap_compiled(obj)
         if is_constant(obj) and not isinstance(obj, type):
             return self.const(obj, self.loc(node))
         st = static_for(obj)
         if isinstance(obj, types.FunctionType) and st.key is None:
             self.on_function(user_function_ref(obj), obj)
+            self.note_call_site(user_function_ref(obj), node)
         return st
 
     def as_node(self, value: Node | Static, node: ast.AST) -> Node:
@@ -264,6 +377,8 @@ class FunctionBuilder:
                 raise self.error(e, f"attribute '{e.attr}' of {base.describe()} is not supported")
             if not hasattr(base.obj, e.attr):
                 raise self.error(e, f"module '{base.obj.__name__}' has no attribute '{e.attr}'")
+            if not is_library_module(base.obj):  # a user's module: its attributes are globals too
+                return self.read_global(e.attr, getattr(base.obj, e.attr), e, vars(base.obj), base.obj.__name__)
             return self.static_value(getattr(base.obj, e.attr), e)
         return self.emit(Opcode.GETATTR, e.attr, (base,), self.loc(e))
 
@@ -408,7 +523,8 @@ class FunctionBuilder:
                 and len(e.args) in (1, 2) and isinstance(e.args[0], ast.GeneratorExp)):
             start = self.value(e.args[1]) if len(e.args) == 2 else self.const(0, loc)
             return self.comprehension(e.args[0], accumulate=start)
-        args_n = [self.value(a) for a in e.args]
+        np_call = isinstance(callee, Static) and (callee.key or "").startswith("numpy.")
+        args_n = [self.numpy_arg(a) if np_call else self.value(a) for a in e.args]
         kwargs = self.keywords(e)
         if isinstance(callee, Node):
             return self.emit(Opcode.CALL, "ep.call", (callee, *args_n), loc, kwargs)
@@ -416,7 +532,12 @@ class FunctionBuilder:
         if key is not None and key.startswith("builtins.") and key.split(".")[1] in EXCEPTION_NAMES:
             raise self.error(e, f"exception {key.split('.')[1]} can only be created in a raise statement")
         if isinstance(obj, types.FunctionType) and key is None:
-            return self.emit(Opcode.CALL, user_function_ref(obj), tuple(args_n), loc, kwargs)
+            consts = const_bindings(obj, [a.target if a.op is Opcode.CONST else NOT_CONSTANT for a in args_n],
+                                    {k: v.target if v.op is Opcode.CONST else NOT_CONSTANT for k, v in kwargs.items()})
+            wanted = user_function_ref(obj, consts)
+            ref = (self.on_function(wanted, obj) or wanted) if consts else wanted
+            self.note_call_site(ref, e)
+            return self.emit(Opcode.CALL, ref, tuple(args_n), loc, kwargs)
         if key is None:
             raise self.error(e.func, f"calling {callee.describe()} is not supported")
         if not kwargs and (key.startswith(_FOLDABLE_PREFIXES) or key in _FOLDABLE_KEYS):
@@ -424,6 +545,27 @@ class FunctionBuilder:
             if folded is not None:
                 return folded
         return self.emit(Opcode.CALL, key, tuple(args_n), loc, kwargs)
+
+    def numpy_arg(self, a: ast.expr) -> Node:
+        """A list display given to a NumPy function: nested displays (``[[0, 1], [1, 0]]``) become
+        nested tuples (a fixed shape NumPy builds the same array from), and in a mixed one
+        (``[a, [0]]``) each inner list display is np.asarray'd first, as NumPy converts it."""
+        if not isinstance(a, ast.List) or not any(isinstance(x, ast.List) for x in a.elts):
+            return self.value(a)
+        if all(isinstance(x, (ast.List, ast.Tuple)) for x in a.elts):
+            return self.nested_tuple(a)
+        loc = self.loc(a)
+        items = tuple(self.emit(Opcode.CALL, "numpy.asarray", (self.nested_tuple(x),), self.loc(x))
+                      if isinstance(x, ast.List) else self.value(x) for x in a.elts)
+        return self.emit(Opcode.CALL, "ep.tuple", items, loc)
+
+    def nested_tuple(self, e: ast.expr) -> Node:
+        if not isinstance(e, (ast.List, ast.Tuple)):
+            return self.value(e)
+        items = tuple(self.nested_tuple(x) for x in e.elts)
+        if all(i.op is Opcode.CONST for i in items):
+            return self.const(tuple(i.target for i in items), self.loc(e))
+        return self.emit(Opcode.CALL, "ep.tuple", items, self.loc(e))
 
     def keywords(self, e: ast.Call) -> dict[str, Node]:
         out: dict[str, Node] = {}
@@ -646,8 +788,25 @@ class FunctionBuilder:
             exc = exc.func
         name = exc.id if isinstance(exc, ast.Name) else None
         if name is None or name not in EXCEPTION_NAMES or name in self.locals:
-            raise self.error(exc, "only builtin exception types can be raised")
+            name = self.library_exception(exc)
         self.emit(Opcode.RAISE, name, tuple(self.value(a) for a in call_args), loc)
+
+    def library_exception(self, exc: ast.expr) -> str:
+        """`module.Name` of an exception class other than a builtin (statistics.StatisticsError): one the
+        runtime can import by that name, and that subclasses a builtin, so callers can catch it as either."""
+        if not isinstance(exc, ast.Name | ast.Attribute):
+            raise self.error(exc, "only exception classes can be raised")
+        value = self.expr(exc)
+        cls = value.obj if isinstance(value, Static) else None
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            raise self.error(exc, "only exception classes can be raised")
+        mod, qual = getattr(cls, "__module__", ""), getattr(cls, "__qualname__", "")
+        importable = "." not in qual and mod not in ("", "__main__") and \
+            getattr(sys.modules.get(mod), qual, None) is cls
+        if not importable or len(f"{mod}.{qual}") >= 64:
+            raise self.error(exc, f"exception class {qual} cannot be raised from compiled code: only builtin "
+                                  "exceptions and classes importable as module.Name are")
+        return f"{mod}.{qual}"
 
     def stmt_Assert(self, s: ast.Assert) -> None:
         loc = self.loc(s)
@@ -695,6 +854,8 @@ class FunctionBuilder:
 _PY_CMP: dict[str, Callable[[Any, Any], Any]] = {
     "operator.eq": operator.eq, "operator.ne": operator.ne, "operator.lt": operator.lt, "operator.le": operator.le,
     "operator.gt": operator.gt, "operator.ge": operator.ge,
+    # operands already swapped by _compare: (container, item); folds `mode in ("a", "b")` on constants
+    "operator.contains": operator.contains, "operator.not_contains": lambda a, b: b not in a,
 }
 
 
@@ -730,12 +891,18 @@ def make_global_lookup(pyfunc: types.FunctionType) -> Callable[[str], Any]:
 
 
 def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
-                   resolve_annotation: Callable[..., Any]) -> Function:
-    """Trace one Python function (not its callees) to IR."""
+                   resolve_annotation: Callable[..., Any], consts: tuple[tuple[str, Any], ...] = (),
+                   reads: list[GlobalRead] | None = None, entry: bool = False) -> Function:
+    """Trace one Python function (not its callees) to IR; the module globals it reads are appended
+    to ``reads``; only the ``entry`` function may read module arrays (as hidden parameters)."""
     fdef, smap = parse_function(pyfunc)
     check_syntax(fdef, smap)
     lookup = make_global_lookup(pyfunc)
-    builder = FunctionBuilder(fdef.name, pyfunc.__qualname__, pyfunc.__module__ or "__main__", smap, lookup, on_function)
+    cells = frozenset(pyfunc.__code__.co_freevars) if pyfunc.__closure__ else frozenset()
+    scope = GlobalScope(pyfunc.__globals__, str(pyfunc.__globals__.get("__name__", pyfunc.__module__)), cells,
+                        reads if reads is not None else [], entry)
+    builder = FunctionBuilder(fdef.name, pyfunc.__qualname__, pyfunc.__module__ or "__main__", smap, lookup, on_function,
+                              scope=scope)
     defaults = tuple(pyfunc.__defaults__ or ())
     evaluated = getattr(pyfunc, "__annotations__", {}) or {}
 
@@ -751,7 +918,7 @@ def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
             return Annotation(obj, str(text).replace("numpy.", "np."), smap(fdef))
         return resolve_annotation(node, lookup, smap, evaluated.get(name))
 
-    fn = builder.build_def(fdef, resolve, defaults)
+    fn = builder.build_def(fdef, resolve, defaults, consts)
     from tracer.passes import run_pipeline
 
     run_pipeline(fn)

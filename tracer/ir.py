@@ -47,9 +47,17 @@ class FunctionRef:
 
     module: str
     qualname: str
+    # parameters bound to constants at the call sites (a partial evaluation of the helper, see
+    # tracer.statics.const_bindings); consts_key (their repr) tells True from 1 apart
+    consts: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
+    consts_key: str = ""
 
     def __str__(self) -> str:
-        return f"{self.module}.{self.qualname}"
+        return f"{self.module}.{self.qualname}" + (f"[{self.consts_key}]" if self.consts_key else "")
+
+
+def const_key(consts: tuple[tuple[str, Any], ...]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in consts)
 
 
 class Node:
@@ -189,10 +197,11 @@ class Function:
     freevars: tuple[str, ...] = ()  # for closures: names read from the enclosing function
     locals: dict[str, SourceLocation] = field(default_factory=dict)  # every local name and its first store
     is_closure: bool = False
+    consts: tuple[tuple[str, Any], ...] = ()  # parameters bound to constants (FunctionRef.consts)
 
     @property
     def ref(self) -> FunctionRef:
-        return FunctionRef(self.module, self.qualname)
+        return FunctionRef(self.module, self.qualname, self.consts, const_key(self.consts))
 
     def number(self) -> None:
         """Give every node a stable id in program order (ids restart per function)."""

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tracer.ir import FunctionRef
+from tracer.ir import FunctionRef, const_key
 
 # modules whose attributes may be used inside compiled functions
 ALLOWED_MODULES: dict[str, types.ModuleType] = {
@@ -118,8 +118,8 @@ def static_for(obj: Any) -> Static:
     return Static(obj, None)
 
 
-def user_function_ref(fn: types.FunctionType) -> FunctionRef:
-    return FunctionRef(fn.__module__ or "__main__", fn.__qualname__)
+def user_function_ref(fn: types.FunctionType, consts: tuple[tuple[str, Any], ...] = ()) -> FunctionRef:
+    return FunctionRef(fn.__module__ or "__main__", fn.__qualname__, consts, const_key(consts))
 
 
 def module_name_allowed(name: str) -> bool:
@@ -134,3 +134,59 @@ def import_module(name: str) -> types.ModuleType:
 
         return numpy.typing
     return ALLOWED_MODULES[name]
+
+
+def unwrap_compiled(obj: Any) -> Any:
+    """A @compile function called from compiled code is traced like any helper (same unit, direct
+    call, recursion included): its CompileOptions (tag, description, targets...) only concern its
+    own native entry point, so nothing of them applies to the call."""
+    from everypath.api import CompiledFunction
+
+    if isinstance(obj, CompiledFunction):
+        return obj.py_function
+    return obj
+
+
+def _specialisable(value: Any) -> bool:
+    """Constants a helper is specialised on: the flags, modes and axes that code branches on or that
+    operators need at compile time. Floats are not (they are data, and would only multiply copies)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return not isinstance(value, np.generic)
+    if isinstance(value, tuple):
+        return all(_specialisable(v) for v in value)
+    return False
+
+
+NOT_CONSTANT = object()  # an argument whose value is only known at run time
+
+
+def const_bindings(fn: types.FunctionType, args: list[Any], kwargs: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """Parameters of ``fn`` bound to a constant at one call site (passed or defaulted), by name, in
+    parameter order: the helper is traced once per distinct tuple (partial evaluation), so
+    ``if mode == "wrap":`` folds. Calls that do not bind like CPython get no bindings (and the
+    typing reports the binding error)."""
+    code = fn.__code__
+    names = list(code.co_varnames[: code.co_argcount])
+    if code.co_posonlyargcount or code.co_kwonlyargcount or len(args) > len(names):
+        return ()
+    defaults = fn.__defaults__ or ()
+    first_default = len(names) - len(defaults)
+    out: list[tuple[str, Any]] = []
+    for i, name in enumerate(names):
+        if i < len(args):
+            value = args[i]
+        elif name in kwargs:
+            value = kwargs[name]
+        elif i >= first_default:
+            value = defaults[i - first_default]
+        else:
+            return ()
+        if value is not NOT_CONSTANT and _specialisable(value):
+            out.append((name, value))
+    return tuple(out)
+
+
+def is_library_module(mod: types.ModuleType) -> bool:
+    """NumPy, math, torch, cv2 and their submodules: their attributes are not the user's globals."""
+    top = mod.__name__.split(".")[0]
+    return top in ("numpy", "math", "torch", "cv2") or any(mod is m for m in ALLOWED_MODULES.values())

@@ -190,6 +190,9 @@ void Function::convert_array_arg(PyObject* obj, const Type& t, bool mutated, Cal
 void Function::convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, ArgPath& path) const {
   const ScalarCategory cat = classify_scalar(obj);
   if (cat > max_category(t.dtype)) arg_type_error(obj, t, path);  // includes Other
+  // A bool for a Python int/float parameter: CPython would keep it a bool (`return k` gives True,
+  // str(k) 'True', True * 2 an int), which one compiled slot cannot carry, so it is refused.
+  if (cat == ScalarCategory::Bool && t.py && kDtypes[t.dtype].kind != 'b') arg_type_error(obj, t, path);
   v.kind = EP_KIND_SCALAR;
   v.dtype = t.dtype;
   const DtypeInfo& info = kDtypes[t.dtype];

@@ -68,6 +68,21 @@ T load(const void* p) {
                                 " where " + t.text + " was expected");
 }
 
+// The user's source lines the error passed through (array.hpp: after the message's NUL)
+// become the exception's traceback, ending at the line that raised, as CPython's does.
+void attach_trace(PyObject* exc, const ep_error& err) {
+  const size_t cap = sizeof(err.message);
+  const size_t at = strnlen(err.message, cap) + 1;
+  if (err.set != 1 || at >= cap || err.message[at] == 0) return;
+  const std::string trace(err.message + at, strnlen(err.message + at, cap - at));
+  try {
+    py::object tb = py::module_::import("lowering.tracebacks").attr("synthetic_traceback")(trace);
+    if (!tb.is_none()) PyException_SetTraceback(exc, tb.ptr());
+  } catch (py::error_already_set&) {
+    // no traceback rather than a different exception than the kernel's
+  }
+}
+
 }  // namespace
 
 // Releases every owner the kernel handed out that has not been given to a
@@ -110,7 +125,8 @@ void Function::raise_kernel_error(const ep_error& err, int rc) const {
     PyErr_Clear();
     raise(PyExc_RuntimeError, type + ": " + message);
   }
-  PyErr_SetObject(exc_type, exc);
+  attach_trace(exc, err);
+  PyErr_SetObject(exc_type, exc);  // keeps exc.__traceback__: the caller's frames go on top of it
   Py_DECREF(exc);
   throw py::error_already_set();
 }

@@ -112,7 +112,7 @@ def test_inner_loops_are_versioned_on_unit_strides_and_agree_on_views() -> None:
     f = everypath.compile(stencil_u8)
     src = f.cpp_source
     # the fast copy runs only when both arrays have unit inner strides; the general loop otherwise
-    assert "if (l_img.strides[1] == 1 && l_out.strides[1] == 1) {" in src and "ep::get_unit(l_img" in src
+    assert "if (l_img.strides[1] == 1 && l_out.strides[1] == 1) {" in src and "ep::get_unit_inbounds(l_img" in src
     img = np.random.default_rng(3).integers(0, 256, (9, 14)).astype(np.uint8)
     for view in (img, img[:, ::2], img[::-1, 1:], img.T, np.asfortranarray(img)):
         assert_same_result(stencil_u8(view), f(view))
@@ -148,7 +148,7 @@ def conv3(img: M, k: M) -> M:
 
 def test_loops_around_constant_trip_loops_are_versioned() -> None:
     f = everypath.compile(conv3)
-    assert "if (l_img.strides[1] == 1 && l_k.strides[1] == 1 && l_out.strides[1] == 1) {" in f.cpp_source
+    assert "if (l_img.strides[1] == 1 && l_k.strides[1] == 1 && l_out.strides[1] == 1" in f.cpp_source
     rng = np.random.default_rng(5)
     img, k = rng.random((11, 17)), rng.random((3, 3))
     for a in (img, img[:, ::2], img.T):

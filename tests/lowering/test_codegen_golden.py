@@ -1,6 +1,7 @@
 """Generated C++ kept as golden files for review, and its // file.py:LINE markers."""
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -22,7 +23,8 @@ def _cpp(fn) -> str:
     types, _ = _resolve_params(program.functions[program.entry], None)
     typer = ProgramTyper(program.functions)
     spec = typer.run(program.entry, types)
-    return translation_unit(typer.order, [Entry(f"ep_call_{fn.__name__}", spec)], checked=Settings().checked)
+    text = translation_unit(typer.order, [Entry(f"ep_call_{fn.__name__}", spec)], boundscheck=Settings().boundscheck)
+    return text.replace(str(Path(gp.__file__).parent) + os.sep, "")  # EP_TRACE_BEGIN's path: checkout-independent
 
 
 @pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)

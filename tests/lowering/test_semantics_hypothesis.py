@@ -147,7 +147,7 @@ def test_zero_step_and_checked_bounds_raise_like_numpy() -> None:
 
     checked = everypath.api.CompiledFunction(element, everypath.api.CompileOptions(),
                                              Settings.from_env().__class__(**{**Settings.from_env().__dict__,
-                                                                              "checked": True}))
+                                                                              "boundscheck": True}))
     with pytest.raises(IndexError) as got:
         checked(x, 7)
     with pytest.raises(IndexError) as want:

@@ -351,7 +351,10 @@ def test_no_exceptions_errors_go_to_the_slot_and_trap(tmp_path: Path) -> None:
     slot = run("slot", "-1")
     assert slot.returncode == 7 and slot.stdout.strip() == "handler 1 ValueError|negative input|1 ValueError|negative input"
     printed = run("print", "-1")
-    assert printed.returncode == 1 and printed.stderr.strip() == "ValueError: negative input" and printed.stdout == ""
+    line = checked_root.__code__.co_firstlineno + 2  # the raise: Python's traceback entry, then the error
+    assert printed.returncode == 1 and printed.stdout == "" and printed.stderr == (
+        f'Traceback (most recent call last):\n  File "{__file__}", line {line}, in checked_root\n'
+        "ValueError: negative input\n")
     trapped = run("trap", "-1")  # no handler: __builtin_trap (SIGILL on x86-64, SIGTRAP on arm64)
     assert trapped.returncode in (-signal.SIGILL, -signal.SIGTRAP), (trapped.returncode, trapped.stderr)
     # units built with exceptions do not export the slot

@@ -118,7 +118,12 @@ def loop_dtypes(uf: Any, operands: list[Type]) -> tuple[DType, ...]:
             dts = uf.resolve_dtypes(tuple(operand_dtype(t) for t in operands) + (None,))
     except TypeError as exc:
         raise TypingError(str(exc).replace("ufunc ", "np.")) from None
-    return tuple(DType.of(d) for d in dts)
+    try:
+        return tuple(DType.of(d) for d in dts)
+    except ValueError as exc:  # np.tanh of uint8 loops in float16: a located refusal, not a crash
+        name = getattr(uf, "__name__", "ufunc")
+        raise TypingError(f"np.{name} of {', '.join(str(t) for t in operands)} computes in "
+                          f"{', '.join(str(d) for d in dts)}: {exc}") from None
 
 
 def _base_name(key: str) -> str:

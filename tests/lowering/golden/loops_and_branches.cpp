@@ -15,19 +15,20 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
   double l_s{};
   int64_t l_i{};
   bool l_bool_1{};
-  // golden_programs.py:10
+  EP_TRACE_BEGIN("golden_programs.py", "loops_and_branches")
+  EP_LINE(10);  // golden_programs.py:10
   l_x = a_x;
   l_k = a_k;
-  // golden_programs.py:11
+  EP_LINE(11);  // golden_programs.py:11
   l_s = double(0.0);
-  // golden_programs.py:12
+  EP_LINE(12);  // golden_programs.py:12
   auto v7 = int64_t(l_x.shape[0]);
   if (l_x.strides[0] == 1) {
     for (int64_t i1 = int64_t(0), end2 = v7; i1 < end2; i1 += 1) {
       l_i = i1;
-      // golden_programs.py:13
+      EP_LINE(13);  // golden_programs.py:13
       auto v11 = l_i;
-      auto v12 = ep::get_unit(l_x, v11);
+      auto v12 = ep::get_unit_inbounds(l_x, v11);
       auto v13 = l_k;
       auto v14 = ep::sc::gt<double>(v12, static_cast<double>(v13));
       l_bool_1 = v14;
@@ -40,25 +41,25 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
       }
       auto v24 = l_bool_1;
       if (v24) {
-        // golden_programs.py:14
+        EP_LINE(14);  // golden_programs.py:14
         auto v26 = l_s;
         auto v28 = l_i;
-        auto v29 = ep::get_unit(l_x, v28);
+        auto v29 = ep::get_unit_inbounds(l_x, v28);
         auto v31 = ep::sc::mul<double>(v29, double(2.0));
         auto v32 = ep::sc::add<double>(v26, v31);
         l_s = v32;
       } else {
-        // golden_programs.py:15
+        EP_LINE(15);  // golden_programs.py:15
         auto v35 = l_i;
-        auto v36 = ep::get_unit(l_x, v35);
+        auto v36 = ep::get_unit_inbounds(l_x, v35);
         auto v37 = l_k;
         auto v38 = ep::py::negative<int64_t>(v37);
         auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));
         if (v39) {
-          // golden_programs.py:16
+          EP_LINE(16);  // golden_programs.py:16
           continue;
         } else {
-          // golden_programs.py:18
+          EP_LINE(18);  // golden_programs.py:18
           break;
         }
       }
@@ -66,9 +67,9 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
   } else {
     for (int64_t i3 = int64_t(0), end4 = v7; i3 < end4; i3 += 1) {
       l_i = i3;
-      // golden_programs.py:13
+      EP_LINE(13);  // golden_programs.py:13
       auto v11 = l_i;
-      auto v12 = ep::get_nonneg(l_x, v11);
+      auto v12 = ep::get_inbounds(l_x, v11);
       auto v13 = l_k;
       auto v14 = ep::sc::gt<double>(v12, static_cast<double>(v13));
       l_bool_1 = v14;
@@ -81,31 +82,31 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
       }
       auto v24 = l_bool_1;
       if (v24) {
-        // golden_programs.py:14
+        EP_LINE(14);  // golden_programs.py:14
         auto v26 = l_s;
         auto v28 = l_i;
-        auto v29 = ep::get_nonneg(l_x, v28);
+        auto v29 = ep::get_inbounds(l_x, v28);
         auto v31 = ep::sc::mul<double>(v29, double(2.0));
         auto v32 = ep::sc::add<double>(v26, v31);
         l_s = v32;
       } else {
-        // golden_programs.py:15
+        EP_LINE(15);  // golden_programs.py:15
         auto v35 = l_i;
-        auto v36 = ep::get_nonneg(l_x, v35);
+        auto v36 = ep::get_inbounds(l_x, v35);
         auto v37 = l_k;
         auto v38 = ep::py::negative<int64_t>(v37);
         auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));
         if (v39) {
-          // golden_programs.py:16
+          EP_LINE(16);  // golden_programs.py:16
           continue;
         } else {
-          // golden_programs.py:18
+          EP_LINE(18);  // golden_programs.py:18
           break;
         }
       }
     }
   }
-  // golden_programs.py:19
+  EP_LINE(19);  // golden_programs.py:19
   while (true) {
     auto v44 = l_k;
     auto v46 = static_cast<bool>(ep::sc::gt<int64_t>(v44, int64_t(0LL)));
@@ -113,14 +114,15 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
     } else {
       break;
     }
-    // golden_programs.py:20
+    EP_LINE(20);  // golden_programs.py:20
     auto v49 = l_k;
     auto v51 = ep::sc::sub<int64_t>(v49, int64_t(1LL));
     l_k = v51;
   }
-  // golden_programs.py:21
+  EP_LINE(21);  // golden_programs.py:21
   auto v53 = l_s;
   return v53;
+  EP_TRACE_END("golden_programs.py", "loops_and_branches")
 }
 
 EP_EXPORT int ep_call_loops_and_branches(const ep_value* args, int64_t nargs, ep_value* results, int64_t nresults, ep_error* err) {

@@ -12,26 +12,28 @@ static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x);
 static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x) {
   ep::Array<double, 1> l_x{};
   ep::Array<double, 1> l_y{};
-  // golden_programs.py:32
+  EP_TRACE_BEGIN("golden_programs.py", "views_and_masks")
+  EP_LINE(32);  // golden_programs.py:32
   l_x = a_x;
-  // golden_programs.py:33
+  EP_LINE(33);  // golden_programs.py:33
   auto v7 = ep::view(l_x, ep::make_slice(int64_t(1LL), int64_t(-1LL), int64_t(2LL)));
   l_y = v7;
-  // golden_programs.py:34
+  EP_LINE(34);  // golden_programs.py:34
   ep::get_nonneg(l_y, int64_t(0LL)) = double(1.0);
-  // golden_programs.py:35
+  EP_LINE(35);  // golden_programs.py:35
   auto v17 = ep::tele::site(ep_hub, ep_site_base + 0, {0}, {0}, ep::tele::work_of_all(l_x), [&]() { return ep::map<bool, 1>([&](auto x0) { return ep::sc::lt<double>(x0, static_cast<double>(int64_t(0LL))); }, l_x); });
   ep::mask_assign(l_x, v17, double(0.0));
-  // golden_programs.py:36
+  EP_LINE(36);  // golden_programs.py:36
   auto v20 = int64_t(l_x.shape[0]);
   auto v22 = static_cast<bool>(ep::sc::gt<int64_t>(v20, int64_t(0LL)));
   if (v22) {
   } else {
-    ep::raise("AssertionError", ep::format(std::string("empty")));
+    ep::raise("AssertionError", std::string(std::string("empty")));
   }
-  // golden_programs.py:37
+  EP_LINE(37);  // golden_programs.py:37
   auto v31 = ep::view(l_x, ep::make_slice(ep::None{}, ep::None{}, int64_t(-1LL)));
   return v31;
+  EP_TRACE_END("golden_programs.py", "views_and_masks")
 }
 
 EP_EXPORT int ep_call_views_and_masks(const ep_value* args, int64_t nargs, ep_value* results, int64_t nresults, ep_error* err) {

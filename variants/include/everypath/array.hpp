@@ -10,6 +10,7 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -33,20 +34,86 @@ namespace ep {
 
 using index_t = int64_t;
 
-// A Python exception to be raised in the caller (type name + message).
+// A Python exception to be raised in the caller (type name + message), and the user's
+// source lines it passed through on its way out (trace_frame entries, innermost first).
 struct PyError {
   const char* type;
   std::string message;
+  std::string trace{};
 };
+
+// The traceback of an error travels in ep_error.message after the message's NUL (the ABI
+// is unchanged: every reader stops at that NUL): entries "file\x1fline\x1ffunction\n",
+// innermost first, then a NUL. fill_error zero-fills the buffer, so no trace reads as "".
+inline constexpr char kTraceSep = '\x1f';
+
+[[gnu::noinline, gnu::cold]] inline void append_frame(std::string& trace, const char* file, int line,
+                                                 const char* function) {
+  if (line <= 0 || trace.size() > 4096) return;  // nothing run yet / deep recursion: keep the innermost
+  trace += file;
+  trace += kTraceSep;
+  trace += std::to_string(line);
+  trace += kTraceSep;
+  trace += function;
+  trace += '\n';
+}
+
+// Copies whole entries of `trace` after the message's NUL, as many as fit.
+inline void fill_trace(ep_error* err, const char* trace) noexcept {
+  if (!err || !trace) return;
+  const size_t cap = sizeof(err->message);
+  size_t at = std::strlen(err->message) + 1;
+  for (const char* p = trace; *p;) {
+    const char* end = std::strchr(p, '\n');
+    const size_t n = end ? static_cast<size_t>(end - p) + 1 : std::strlen(p);
+    if (at + n + 1 > cap) break;
+    std::memcpy(err->message + at, p, n);
+    at += n;
+    err->message[at] = 0;
+    p += n;
+  }
+}
 
 inline void fill_error(ep_error* err, const char* type, const char* message) noexcept {
   if (!err) return;
   err->set = 1;
   std::strncpy(err->type, type, sizeof(err->type) - 1);
   err->type[sizeof(err->type) - 1] = 0;
-  std::strncpy(err->message, message, sizeof(err->message) - 1);
+  std::strncpy(err->message, message, sizeof(err->message) - 1);  // pads with NULs: an empty trace
   err->message[sizeof(err->message) - 1] = 0;
 }
+
+// Python's traceback lines for an error's trace (outermost first), for hosts that print it.
+inline void print_trace(std::FILE* out, const ep_error* err) noexcept {
+  const size_t cap = sizeof(err->message);
+  const size_t at = strnlen(err->message, cap) + 1;
+  if (at >= cap || err->message[at] == 0) return;
+  const char* entries[64];
+  int n = 0;
+  for (const char* p = err->message + at; *p && n < 64 && p < err->message + cap;) {
+    entries[n++] = p;
+    const char* end = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(err->message + cap - p)));
+    if (!end) break;
+    p = end + 1;
+  }
+  std::fprintf(out, "Traceback (most recent call last):\n");
+  for (int i = n - 1; i >= 0; --i) {
+    const char* file = entries[i];
+    const char* s1 = std::strchr(file, kTraceSep);
+    const char* s2 = s1 ? std::strchr(s1 + 1, kTraceSep) : nullptr;
+    const char* end = s2 ? std::strchr(s2 + 1, '\n') : nullptr;
+    if (!end) break;
+    std::fprintf(out, "  File \"%.*s\", line %.*s, in %.*s\n", static_cast<int>(s1 - file), file,
+                 static_cast<int>(s2 - s1 - 1), s1 + 1, static_cast<int>(end - s2 - 1), s2 + 1);
+  }
+}
+
+// Where compiled code is, per generated function (EP_TRACE_BEGIN / EP_LINE / EP_TRACE_END,
+// emitted by lowering/emit.py around every function body and before each statement).
+struct TraceFunction {
+  const char* file;
+  const char* function;
+};
 
 #if defined(EP_NO_EXCEPTIONS)
 // Without C++ exceptions (abi.h): the error slot, the error of the running entry call,
@@ -80,9 +147,26 @@ inline raise_handler set_raise_handler(raise_handler h) noexcept {
   return old;
 }
 
+// Builds without exceptions cannot unwind through the functions: each statement records
+// where it is (two stores, to a static: wasm has one thread) and raise reads it back.
+struct TracePoint {
+  const TraceFunction* function = nullptr;
+  int line = 0;
+};
+inline TracePoint& trace_point() noexcept {
+  static TracePoint p;
+  return p;
+}
+
 [[noreturn]] inline void raise(const char* type, const char* message) noexcept {
   ep_error& slot = error_slot();
   fill_error(&slot, type, message);
+  if (const TracePoint p = trace_point(); p.function && p.line > 0) {
+    char entry[512];
+    std::snprintf(entry, sizeof entry, "%s%c%d%c%s\n", p.function->file, kTraceSep, p.line, kTraceSep,
+                  p.function->function);
+    fill_trace(&slot, entry);
+  }
   if (ep_error* err = current_error(); err && err != &slot) *err = slot;
   if (raise_handler h = raise_handler_ref()) h(&slot);
   __builtin_trap();
@@ -90,10 +174,28 @@ inline raise_handler set_raise_handler(raise_handler h) noexcept {
 [[noreturn]] inline void raise(const char* type, const std::string& message) noexcept {
   raise(type, message.c_str());
 }
+#define EP_TRACE_BEGIN(file, function) \
+  static constexpr ::ep::TraceFunction ep_trace_fn{file, function};
+#define EP_LINE(n) (::ep::trace_point() = ::ep::TracePoint{&ep_trace_fn, (n)})
+#define EP_TRACE_END(file, function)
 #else
 [[noreturn]] inline void raise(const char* type, std::string message) {
   throw PyError{type, std::move(message)};
 }
+
+// The line of the statement running is a plain local (never address-taken, so it stays a
+// constant the compiler materialises only on the exception edge); the function-wide catch
+// adds this function's frame to the error on its way out.
+#define EP_TRACE_BEGIN(file, function) \
+  int ep_line = 0;                     \
+  try {
+#define EP_LINE(n) (ep_line = (n))
+#define EP_TRACE_END(file, function)                              \
+  }                                                               \
+  catch (::ep::PyError & ep_error_) {                             \
+    ::ep::append_frame(ep_error_.trace, file, ep_line, function); \
+    throw;                                                        \
+  }
 #endif
 
 struct None {

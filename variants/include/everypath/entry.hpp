@@ -74,6 +74,7 @@ template <class F>
 int guarded(ep_error* err, F&& body) {
   ep_error* outer = current_error();
   current_error() = err;
+  trace_point() = TracePoint{};  // nothing of this call has run yet
   body();
   current_error() = outer;
   return 0;
@@ -81,6 +82,7 @@ int guarded(ep_error* err, F&& body) {
 
 // A raise handler for standalone executables: `Type: message` on stderr, exit status 1.
 inline void print_error_and_exit(const ep_error* e) {
+  print_trace(stderr, e);
   std::fprintf(stderr, "%s: %s\n", e->type, e->message);
   std::fflush(stderr);
   std::exit(1);
@@ -94,6 +96,7 @@ int guarded(ep_error* err, F&& body) {
     return 0;
   } catch (const PyError& e) {
     set_error(err, e.type, e.message);
+    fill_trace(err, e.trace.c_str());
   } catch (const std::bad_alloc&) {
     set_error(err, "MemoryError", "out of memory in compiled code");
   } catch (const std::exception& e) {

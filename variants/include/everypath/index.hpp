@@ -1,10 +1,12 @@
 // NumPy indexing: elements (negative indices wrap), basic slicing (views),
 // np.newaxis, boolean masks and integer arrays (copies), and assignment
-// through each of them. Bounds are checked when EP_CHECKED is defined
-// (IndexError with NumPy's message); otherwise out-of-range is undefined, as
-// in C, and documented.
+// through each of them. Integer indices are bounds-checked (IndexError with
+// NumPy's message) unless EP_UNCHECKED is defined (@compile(boundscheck=False)):
+// then out-of-range is undefined, as in C. lowering/bounds.py proves most loop
+// indices in range at compile time; those use get_inbounds (no check at all).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "array.hpp"
@@ -12,25 +14,38 @@
 
 namespace ep {
 
-[[noreturn]] inline void index_error(index_t i, int axis, index_t n) {
+// The slow path of every check: out of line and cold, so a checked loop keeps a small body.
+[[noreturn, gnu::noinline, gnu::cold]] inline void index_error(index_t i, int axis, index_t n) {
   raise("IndexError", "index " + std::to_string(i) + " is out of bounds for axis " + std::to_string(axis) +
                           " with size " + std::to_string(n));
 }
 
+#ifdef EP_UNCHECKED
+inline constexpr bool kBoundscheck = false;
+#else
+inline constexpr bool kBoundscheck = true;
+#endif
+
+// One unsigned compare: j < 0 becomes a huge value, so it fails the same test as j >= n.
+// `i` is the index as written (NumPy reports it, not the wrapped one).
+inline void check_index(index_t j, index_t i, index_t n, int axis) {
+  if constexpr (kBoundscheck) {
+    if (static_cast<uint64_t>(j) >= static_cast<uint64_t>(n)) [[unlikely]] index_error(i, axis, n);
+  } else {
+    (void)j, (void)i, (void)n, (void)axis;
+  }
+}
+
 inline index_t wrap(index_t i, index_t n, int axis) {
   index_t j = i < 0 ? i + n : i;
-#ifdef EP_CHECKED
-  if (j < 0 || j >= n) index_error(i, axis, n);
-#else
-  (void)axis;
-#endif
+  check_index(j, i, n, axis);
   return j;
 }
 
 // Always checked: used where NumPy semantics are cheap to keep (gathers).
 inline index_t wrap_checked(index_t i, index_t n, int axis) {
   index_t j = i < 0 ? i + n : i;
-  if (j < 0 || j >= n) index_error(i, axis, n);
+  if (static_cast<uint64_t>(j) >= static_cast<uint64_t>(n)) [[unlikely]] index_error(i, axis, n);
   return j;
 }
 
@@ -43,33 +58,39 @@ inline T& get(const Array<T, N>& a, I... idx) {
   return a.data[off];
 }
 
-// Element access where every index is proven non-negative (lowering/bounds.py): no wrap.
-template <class T, int N, class... I>
+// Element access where every index is proven non-negative (lowering/bounds.py): no wrap, one
+// compare per axis whose bit in Proven is clear (bit k set: axis k proven < shape[k]).
+template <unsigned Proven = 0, class T, int N, class... I>
 inline T& get_nonneg(const Array<T, N>& a, I... idx) {
   static_assert(sizeof...(I) == N, "element access needs one index per axis");
   index_t off = 0;
   int k = 0;
-#ifdef EP_CHECKED
-  ((off += wrap(static_cast<index_t>(idx), a.shape[k], k) * a.strides[k], ++k), ...);
-#else
-  ((off += static_cast<index_t>(idx) * a.strides[k], ++k), ...);
-#endif
+  ((((Proven >> k) & 1u) ? void() : check_index(static_cast<index_t>(idx), static_cast<index_t>(idx), a.shape[k], k),
+    off += static_cast<index_t>(idx) * a.strides[k], ++k), ...);
   return a.data[off];
+}
+
+// Every index proven in [0, shape): no check at all.
+template <class T, int N, class... I>
+inline T& get_inbounds(const Array<T, N>& a, I... idx) {
+  return get_nonneg<~0u>(a, idx...);
 }
 
 // get_nonneg inside a loop the generated code entered only after checking that the
 // array's last stride is 1: a constant unit stride lets g++ vectorise stencil loops.
-template <class T, int N, class... I>
+template <unsigned Proven = 0, class T, int N, class... I>
 inline T& get_unit(const Array<T, N>& a, I... idx) {
-#ifdef EP_CHECKED
-  return get_nonneg(a, idx...);
-#else
   static_assert(sizeof...(I) == N, "element access needs one index per axis");
   index_t off = 0;
   int k = 0;
-  ((off += static_cast<index_t>(idx) * (k == N - 1 ? index_t(1) : a.strides[k]), ++k), ...);
+  ((((Proven >> k) & 1u) ? void() : check_index(static_cast<index_t>(idx), static_cast<index_t>(idx), a.shape[k], k),
+    off += static_cast<index_t>(idx) * (k == N - 1 ? index_t(1) : a.strides[k]), ++k), ...);
   return a.data[off];
-#endif
+}
+
+template <class T, int N, class... I>
+inline T& get_unit_inbounds(const Array<T, N>& a, I... idx) {
+  return get_unit<~0u>(a, idx...);
 }
 
 // list / tuple-like element access with Python's wrap and IndexError

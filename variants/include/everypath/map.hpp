@@ -228,8 +228,11 @@ inline auto detach_if_overlapping(const A& a, const D& dst) {
   if constexpr (is_array_v<A>) {
     // NumPy gives as-if-copied semantics when an operand overlaps the output
     // in any other way than being exactly the output view itself.
+    // (an operand of another dtype is never dst itself: u += 0.15 * ru with float32 u, float64 ru)
     bool same = false;
-    if constexpr (std::decay_t<A>::ndim == D::ndim) same = a.data == dst.data && a.strides == dst.strides;
+    if constexpr (std::decay_t<A>::ndim == D::ndim &&
+                  std::is_same_v<typename std::decay_t<A>::value_type, typename D::value_type>)
+      same = a.data == dst.data && a.strides == dst.strides;
     if (!same && overlaps(a, dst)) return copy(a);
     return a;
   } else {

@@ -40,6 +40,7 @@ inline ep::tele::SpoolHost*& active_host() {
 }
 
 [[maybe_unused]] inline void on_raise(const ep_error* e) {
+  ep::print_trace(stderr, e);
   std::fprintf(stderr, "%s: %s\n", e->type, e->message);
   std::fflush(stderr);
   if (ep::tele::SpoolHost* h = active_host()) h->stop();
@@ -167,6 +168,7 @@ inline int run(const Program& p, int argc, char** argv) {
   if (rc != 0) {
     if (host) host->stop();
     active_host() = nullptr;
+    ep::print_trace(stderr, &err);
     std::fprintf(stderr, "%s: %s\n", err.type[0] ? err.type : "RuntimeError", err.message);
     return 1;
   }

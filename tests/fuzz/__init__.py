@@ -1,0 +1,1 @@
+"""Differential fuzzing: random well-typed kernels run by CPython + NumPy and compiled, compared."""

@@ -1,0 +1,300 @@
+"""Bounds-checked integer indexing by default: out-of-range indices raise NumPy's IndexError (type and
+message, compared with CPython running the same function) on loads, stores and row views, natively and
+under wasmtime; the checks the compiler proves unnecessary are absent from the generated C++, the others
+present, and boundscheck=False removes them all."""
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import everypath
+from everypath.settings import Settings
+from lowering.pipeline import generate
+
+Vec = np.ndarray[tuple[int], np.dtype[np.float64]]
+IVec = np.ndarray[tuple[int], np.dtype[np.int64]]
+Mat = np.ndarray[tuple[int, int], np.dtype[np.float64]]
+
+
+def _settings(**kw: Any) -> Settings:
+    return dataclasses.replace(Settings.from_env({**os.environ, "EVERYPATH_TELEMETRY": "0"}), **kw)
+
+
+# ---- kernels a user writes (each with the bug the issue shows) -------------------------------------------
+def first(x: Vec) -> float:
+    return x[0]
+
+
+def total_off_by_one(x: Vec) -> float:
+    s = 0.0
+    for i in range(len(x) + 1):  # one too many
+        s += x[i]
+    return s
+
+
+def put(y: Vec, i: int, v: float) -> float:
+    y[i] = v
+    return y.sum()
+
+
+def put2(x: Mat, i: int, j: int, v: float) -> float:
+    x[i, j] = v
+    return x[i, j]
+
+
+def row_sum(x: Mat, i: int) -> float:
+    r = x[i]  # a view: one row
+    return float(r.sum())
+
+
+def shift_right(x: Vec, k: int) -> Vec:
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i + k] = x[i]  # k > 0 writes past the end
+    return out
+
+
+def counts(keys: IVec, nbins: int) -> IVec:
+    c = np.zeros(nbins, dtype=np.int64)
+    for k in keys:
+        c[k] += 1  # a key >= nbins (or < -nbins) is out of range
+    return c
+
+
+CASES: dict[str, tuple[Callable[..., Any], list[tuple[Any, ...]]]] = {
+    "first": (first, [(np.zeros(0),), (np.arange(3.0),)]),
+    "total_off_by_one": (total_off_by_one, [(np.arange(5.0),), (np.zeros(0),)]),
+    "put": (put, [(np.zeros(5), 5, 42.0), (np.zeros(5), 10**9, 42.0), (np.zeros(5), 4, 42.0),
+                  (np.zeros(5), -5, 1.0), (np.zeros(5), -6, 1.0)]),
+    "put2": (put2, [(np.zeros((3, 4)), 2, 4, 1.0), (np.zeros((3, 4)), -4, 0, 1.0), (np.zeros((3, 4)), 1, 1, 1.0),
+                    (np.zeros((3, 4)), 3, 0, 1.0), (np.zeros((3, 4)), -1, -4, 1.0), (np.zeros((3, 4)), 0, -5, 1.0)]),
+    "row_sum": (row_sum, [(np.ones((3, 4)), 3), (np.ones((3, 4)), -4), (np.ones((3, 4)), -3)]),
+    "shift_right": (shift_right, [(np.arange(4.0), 0), (np.arange(4.0), 1)]),
+    "counts": (counts, [(np.array([0, 3, 3, 1]), 4), (np.array([0, 4]), 4), (np.array([-1, -5]), 4)]),
+}
+
+
+def _reference(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[str, Any, tuple[Any, ...]]:
+    copies = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    try:
+        return "ok", fn(*copies), copies
+    except Exception as e:  # noqa: BLE001 - the reference's exception is what compiled code must raise
+        return "raise", (type(e), str(e)), copies
+
+
+def _check(f: Callable[..., Any], fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    kind, want, after = _reference(fn, args)
+    mine = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+    if kind == "raise":
+        with pytest.raises(want[0]) as info:
+            f(*mine)
+        assert str(info.value) == want[1]
+        return
+    got = f(*mine)
+    if isinstance(want, np.ndarray):
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want or (isinstance(want, float) and math.isnan(want) and math.isnan(got))
+    for m, a in zip(mine, after):
+        if isinstance(a, np.ndarray):
+            np.testing.assert_array_equal(m, a)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_out_of_range_raises_numpys_index_error(name: str) -> None:
+    fn, calls = CASES[name]
+    f = everypath.compile(fn, settings=_settings())
+    for args in calls:
+        _check(f, fn, args)
+
+
+def test_huge_store_raises_and_the_next_call_works() -> None:
+    f = everypath.compile(put, settings=_settings())
+    for _ in range(2):
+        with pytest.raises(IndexError, match=r"^index 1000000000 is out of bounds for axis 0 with size 5$"):
+            f(np.zeros(5), 10**9, 42.0)
+        assert f(np.zeros(5), 2, 42.0) == 42.0
+
+
+# ---- what the compiler proves ------------------------------------------------------------------------
+def stencil(u: Mat) -> Mat:
+    h, w = u.shape
+    v = u.copy()
+    for i in range(1, h - 1):
+        for j in range(1, w - 1):
+            v[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
+    return v
+
+
+def matmul(a: Mat, b: Mat) -> Mat:
+    n, k = a.shape
+    k2, m = b.shape
+    if k != k2:
+        raise ValueError("inner dimensions differ")
+    c = np.zeros((n, m))
+    for i in range(n):
+        for p in range(k):
+            for j in range(m):
+                c[i, j] += a[i, p] * b[p, j]
+    return c
+
+
+def valid_conv(img: Mat, k: Mat) -> Mat:
+    if k.shape[0] != 3 or k.shape[1] != 3:
+        raise ValueError("3x3 filters only")
+    h, w = img.shape
+    oh, ow = max(h - 2, 0), max(w - 2, 0)
+    out = np.zeros((oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            acc = 0.0
+            for di in range(3):
+                for dj in range(3):
+                    acc += img[i + di, j + dj] * k[di, dj]
+            out[i, j] = acc
+    return out
+
+
+def dot_enumerate(x: Vec, y: Vec) -> float:
+    s = 0.0
+    n = min(len(x), len(y))
+    for i in range(n):
+        s += x[i] * y[i]
+    for i, v in enumerate(x):
+        s += v * x[i]
+    return s
+
+
+def wrap_around(g: Mat) -> Mat:
+    h, w = g.shape
+    out = np.zeros((h, w))
+    for i, j in np.ndindex(g.shape):
+        out[i, j] = g[(i - 1) % h, (j + 1) % w]
+    return out
+
+
+PROVEN = [stencil, matmul, valid_conv, dot_enumerate, wrap_around]
+_ACCESS = re.compile(r"ep::(get\w*)(<\w+>)?\(")
+
+
+def _accessors(fn: Callable[..., Any], **kw: Any) -> tuple[set[str], str]:
+    src = generate(fn, _settings(**kw)).source
+    body = src[src.index("EP_DEFINE_ABI"):]
+    return {m.group(1) + (m.group(2) or "") for m in _ACCESS.finditer(body)}, src
+
+
+@pytest.mark.parametrize("fn", PROVEN, ids=lambda f: f.__name__)
+def test_proven_loops_emit_no_check(fn: Callable[..., Any]) -> None:
+    accs, _ = _accessors(fn)
+    assert accs and accs <= {"get_inbounds", "get_unit_inbounds"}, accs
+
+
+def test_unproven_accesses_keep_their_check() -> None:
+    # >= 0 but maybe too large: one compare, in the loop the run-time test picks (the fast copy never runs here)
+    assert _accessors(total_off_by_one)[0] == {"get_nonneg", "get_unit_inbounds"}
+    assert _accessors(shift_right)[0] == {"get", "get_inbounds"}  # i + k, k of unknown sign: wrap and check
+    assert "get" in _accessors(counts)[0]
+    assert _accessors(put2)[0] == {"get"}
+
+
+def scale_square(d: Mat) -> Mat:
+    n = d.shape[0]
+    for i in range(n):
+        for j in range(n):  # assumes a square matrix: d.shape[1] is never looked at
+            d[i, j] = d[i, j] * 2.0 + j
+    return d
+
+
+def test_loop_versioned_on_its_bound() -> None:
+    accs, src = _accessors(scale_square)
+    assert "n <= l_d.shape[1]" in re.sub(r"v\d+ <= ", "n <= ", src)  # one test before the loop
+    assert "get_unit_inbounds" in accs and "get_nonneg<1u>" in accs  # the fast copy and the checked one
+    f = everypath.compile(scale_square, settings=_settings())
+    for shape in ((3, 3), (2, 3), (3, 2), (0, 4)):
+        _check(f, scale_square, (np.arange(float(np.prod(shape))).reshape(shape),))
+    _check(f, scale_square, (np.ones((4, 8))[:, ::2],))  # strided: the general loop
+
+
+def test_rebound_array_is_not_trusted() -> None:
+    def shrink(x: Vec) -> float:
+        n = x.shape[0]
+        s = 0.0
+        for _ in range(2):
+            for i in range(n):
+                s += x[i]
+            x = x[1:]  # a shorter array under the same name: x[n - 1] is out of range now
+        return s
+
+    accs, src = _accessors(shrink)
+    assert accs == {"get_nonneg", "get_unit_inbounds"}, accs  # never proven statically; tested per loop entry
+    assert "<= l_x.shape[0]" in src
+    f = everypath.compile(shrink, settings=_settings())
+    _check(f, shrink, (np.arange(4.0),))
+
+
+@pytest.mark.parametrize("fn", PROVEN, ids=lambda f: f.__name__)
+def test_proven_kernels_match_cpython(fn: Callable[..., Any]) -> None:
+    rng = np.random.default_rng(1)
+    f = everypath.compile(fn, settings=_settings())
+    m = rng.standard_normal((7, 5))
+    args = {"stencil": (m,), "matmul": (m, rng.standard_normal((5, 3))), "valid_conv": (m, rng.standard_normal((3, 3))),
+            "dot_enumerate": (rng.standard_normal(6), rng.standard_normal(4)), "wrap_around": (m,)}[fn.__name__]
+    kind, want, _ = _reference(fn, args)
+    np.testing.assert_allclose(f(*args), want, rtol=1e-12)
+
+
+def test_guards_raise_before_any_access() -> None:
+    f = everypath.compile(matmul, settings=_settings())
+    _check(f, matmul, (np.ones((2, 3)), np.ones((4, 2))))
+    g = everypath.compile(valid_conv, settings=_settings())
+    _check(g, valid_conv, (np.ones((5, 5)), np.ones((2, 3))))
+
+
+# ---- switching it off ------------------------------------------------------------------------------------
+def test_boundscheck_false_emits_no_check() -> None:
+    accs, src = _accessors(shift_right, boundscheck=False)
+    assert "#define EP_UNCHECKED 1" in src
+    assert "#define EP_UNCHECKED" not in _accessors(shift_right)[1]
+    f = everypath.compile(boundscheck=False, settings=_settings())(shift_right)
+    assert f.settings.boundscheck is False
+    np.testing.assert_array_equal(f(np.arange(4.0), 0), np.arange(4.0))
+
+
+def test_settings_from_env() -> None:
+    assert Settings.from_env({}).boundscheck is True
+    assert Settings.from_env({"EVERYPATH_BOUNDSCHECK": "0"}).boundscheck is False
+    assert Settings.from_env({"EVERYPATH_BOUNDSCHECK": "1"}).boundscheck is True
+    assert Settings.from_env({"EVERYPATH_CHECKED": "0"}).boundscheck is False  # deprecated alias
+    assert Settings.from_env({"EVERYPATH_CHECKED": "1"}).boundscheck is True
+    with pytest.raises(TypeError, match="boundscheck"):
+        everypath.compile(boundscheck="no")
+
+
+def test_cache_key_includes_boundscheck() -> None:
+    from lowering import cache
+
+    keys = {cache.front_key(first, None, _settings(boundscheck=b)) for b in (True, False)}
+    assert len(keys) == 2
+
+
+# ---- a portable target -----------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_wasm32_wasi_raises_numpys_index_error() -> None:
+    from lowering.portable import build_function
+    from lowering.targets import ArtifactKind, get, status
+
+    t = get("wasm32-wasi")
+    if not status(t).buildable:
+        pytest.skip(f"wasm32-wasi is not buildable here: {status(t).reason}")
+    from lowering.wasm_runner import WasmFunction
+
+    pf = build_function(put2, (t,), _settings(), kinds=(ArtifactKind.WASM,))
+    f = WasmFunction(pf.artifact("wasm32-wasi", ArtifactKind.WASM).path, pf.signature)
+    for args in CASES["put2"][1]:
+        _check(f, put2, args)
