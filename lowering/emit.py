@@ -596,7 +596,12 @@ class FunctionEmitter:
                 raise CompileError.at(loc if loc.lineno else self.spec.fn.loc, f"variable '{name}': {exc}",
                                       (f"generating C++ for {self.spec.fn.qualname}",)) from None
         # Run-time errors leave through this function's frame (file, name: CPython's co_name).
-        where = f"{_c_string(self.spec.fn.filename)}, {_c_string(self.spec.fn.name)}"
+        # A portable build names the file only: no build machine's path may reach a shipped binary
+        # (bundles are byte-identical wherever they are built).
+        filename = self.spec.fn.filename
+        if self.policy.target is not None:
+            filename = os.path.basename(filename)
+        where = f"{_c_string(filename)}, {_c_string(self.spec.fn.name)}"
         self.line(f"EP_TRACE_BEGIN({where})")
         # Closures capture by reference, and every local is declared above, so defining
         # them all here keeps Python's late binding and makes them visible to every call site.

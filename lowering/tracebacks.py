@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import functools
+import os
+import sys
 from types import CodeType, FrameType, TracebackType
 
 # One entry of the trace an ep_error carries (variants/include/everypath/array.hpp).
@@ -42,6 +44,18 @@ def _frame(filename: str, line: int, name: str) -> FrameType:
     raise AssertionError("unreachable")
 
 
+def _local_path(filename: str) -> str:
+    """Portable builds carry a file name only (no build machine's path ships): where a module of that
+    file name is loaded in this process, its path, so the traceback shows the source line."""
+    if os.path.dirname(filename):
+        return filename
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.basename(path) == filename:
+            return path
+    return filename
+
+
 def synthetic_traceback(trace: str) -> TracebackType | None:
     """A traceback whose entries are the trace's frames (outermost first), None if it has none.
 
@@ -49,5 +63,5 @@ def synthetic_traceback(trace: str) -> TracebackType | None:
     under columns of the synthetic `raise` statement."""
     tb: TracebackType | None = None
     for filename, line, name in reversed(parse_trace(trace)):
-        tb = TracebackType(tb, _frame(filename, line, name), -1, line)
+        tb = TracebackType(tb, _frame(_local_path(filename), line, name), -1, line)
     return tb
