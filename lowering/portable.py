@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -196,9 +197,10 @@ def build_target(gen: Generated, target: Target, settings: Settings, table: str 
             arts.append(Artifact(target.name, kind, out, target.isa_level, target.os, target.arch, ops, extras,
                                  0.0, True))
             continue
-        work = out_dir.with_name(out_dir.name + ".work")
-        shutil.rmtree(work, ignore_errors=True)
-        work.mkdir(parents=True)
+        # a work folder of this build's own: concurrent builds of the same key (test workers) must not
+        # remove each other's files; the artifact itself lands by rename (the last one wins, same bytes)
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=out_dir.name + ".work.", dir=out_dir.parent))
         (work / unit_name).write_text(gen.source)
         sources = [work / unit_name]
         if glue:
