@@ -144,7 +144,15 @@ class LowerBounds:
             from lowering.shape_bounds import ShapeBounds
 
             self._shapes = ShapeBounds(self)
-        return self.non_negative(idx) and self._shapes.below_shape(idx, array, axis)
+        return self.non_negative(idx) and self.below(idx, array, axis)
+
+    def below(self, idx: Node, array: Node, axis: int) -> bool:
+        """idx < array.shape[axis] wherever the access runs (its sign may be unknown)."""
+        if self._shapes is None:
+            from lowering.shape_bounds import ShapeBounds
+
+            self._shapes = ShapeBounds(self)
+        return self._shapes.below_shape(idx, array, axis)
 
     # ---- signs of any real scalar (not only integers) -------------------------------
     def never_negative(self, n: Node) -> bool:

@@ -276,7 +276,9 @@ def _element_accessor_kind(fe: "FunctionEmitter", idx: Node, base_node: Node | N
     else:
         nodes = [idx]
     if not all(fe.bounds.non_negative(n) for n in nodes):
-        return "ep::get"
+        below = sum(1 << k for k, n in enumerate(nodes)
+                    if base_node is not None and fe.bounds.below(n, base_node, k))
+        return f"ep::get_below<{below}u>" if below else "ep::get"
     if base_node is None or not nodes:
         return "ep::get_nonneg"
     mask = sum(1 << k for k, n in enumerate(nodes) if (n, k, base) in fe.proven or fe.bounds.in_range(n, base_node, k))

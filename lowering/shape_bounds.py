@@ -200,8 +200,11 @@ class ShapeBounds:
         out: set[Form] = {e} if e is not None else set()
         if n.op is Opcode.LOAD:
             ds = self.defs.get(n.target, [])
-            if ds:
-                out |= self._common([self._def_ubs(n.target, d) for d in ds])
+            # induction: a definition that only lowers the variable's own value (`j -= 1`) keeps any bound
+            # every other definition has (its first value comes from one of those: reads are never unbound)
+            base = [d for d in ds if not self._lowers_itself(n.target, d)]
+            if base:
+                out |= self._common([self._def_ubs(n.target, d) for d in base])
             return frozenset(out)
         if n.op is not Opcode.CALL:
             return frozenset(out)
@@ -225,6 +228,23 @@ class ShapeBounds:
         elif key == "builtins.int" and len(args) == 1:
             out |= self.ubs(args[0])
         return frozenset(out)
+
+    def _lowers_itself(self, name: str, d: Node) -> bool:
+        """`name = name - k` / `name -= k` with k >= 0, or `name + k` with a constant k <= 0."""
+        if d.op is not Opcode.STORE or d.args[0].op is not Opcode.CALL or len(d.args[0].args) != 2:
+            return False
+        v = d.args[0]
+        own, k = v.args
+        if not (own.op is Opcode.LOAD and own.target == name):
+            return False
+        key = self._key(v)
+        if key in ("operator.sub", "operator.isub"):
+            lo = self.lb.lower_bound(k)
+            return lo is not None and lo >= 0
+        if key in ("operator.add", "operator.iadd"):
+            return k.op is Opcode.CONST and isinstance(k.target, int) and not isinstance(k.target, bool) \
+                and k.target <= 0
+        return False
 
     def _def_ubs(self, name: str, d: Node) -> frozenset[Form]:
         if d.op is Opcode.STORE:

@@ -298,3 +298,37 @@ def test_wasm32_wasi_raises_numpys_index_error() -> None:
     f = WasmFunction(pf.artifact("wasm32-wasi", ArtifactKind.WASM).path, pf.signature)
     for args in CASES["put2"][1]:
         _check(f, put2, args)
+
+
+def sort_in_place(x: Vec) -> Vec:
+    out = x.copy()
+    for i in range(1, out.shape[0]):
+        key = out[i]
+        j = i - 1
+        while j >= 0 and key < out[j]:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = key
+    return out
+
+
+def walk_back(x: Vec, stop: int) -> float:
+    total = 0.0
+    j = x.shape[0] - 1
+    while j >= stop:  # below zero the index wraps, as in NumPy, until it leaves the array
+        total += x[j]
+        j -= 1
+    return total
+
+
+def test_a_decreasing_index_keeps_its_upper_bound() -> None:
+    # `j = i - 1` then only `j -= 1`: j <= n - 2 by induction, so only the sign is left to check
+    accs, _ = _accessors(sort_in_place)
+    assert accs == {"get_inbounds", "get_below<1u>"}, accs
+    f = everypath.compile(sort_in_place)
+    for x in (np.zeros(0), np.array([2.0]), np.array([3.0, 1.0, 2.0, 1.0]), np.random.default_rng(3).random(51)):
+        _check(f, sort_in_place, (x,))
+    g = everypath.compile(walk_back)
+    assert "get_below<1u>" in _accessors(walk_back)[0]
+    for stop in (0, -3, -5, -6, -40):  # -6 of a 5-element array: NumPy's IndexError naming index -6
+        _check(g, walk_back, (np.arange(5.0), stop))

@@ -70,6 +70,28 @@ inline T& get_nonneg(const Array<T, N>& a, I... idx) {
   return a.data[off];
 }
 
+// Element access where the axes whose bit in Below is set are proven < shape but may be negative
+// (`out[j]` with j <= n - 2 by induction): wrap, then only the sign is checked there (a test g++
+// drops where a dominating `j >= 0` already decided it); other axes wrap and check fully.
+template <unsigned Below, class T, int N, class... I>
+inline T& get_below(const Array<T, N>& a, I... idx) {
+  static_assert(sizeof...(I) == N, "element access needs one index per axis");
+  index_t off = 0;
+  int k = 0;
+  auto one = [&](index_t i) {
+    if ((Below >> k) & 1u) {
+      const index_t j = i < 0 ? i + a.shape[k] : i;
+      if constexpr (kBoundscheck) {
+        if (j < 0) [[unlikely]] index_error(i, k, a.shape[k]);
+      }
+      return j;
+    }
+    return wrap(i, a.shape[k], k);
+  };
+  ((off += one(static_cast<index_t>(idx)) * a.strides[k], ++k), ...);
+  return a.data[off];
+}
+
 // Every index proven in [0, shape): no check at all.
 template <class T, int N, class... I>
 inline T& get_inbounds(const Array<T, N>& a, I... idx) {
