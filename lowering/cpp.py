@@ -63,6 +63,11 @@ def int_literal(x: int, cpp: str = "int64_t") -> str:
 
 
 def string_literal(s: str) -> str:
+    return f"std::string({c_string(s)})"
+
+
+def c_string(s: str) -> str:
+    """A C string literal (escaped; non-ASCII as UTF-8 byte escapes)."""
     out = []
     for ch in s:
         code = ord(ch)
@@ -76,7 +81,7 @@ def string_literal(s: str) -> str:
             out.append(ch)
         else:  # UTF-8 bytes as escapes; split with "" so following hex digits are not swallowed
             out.append("".join(f'\\x{b:02x}""' for b in ch.encode("utf-8")))
-    return 'std::string("' + "".join(out) + '")'
+    return '"' + "".join(out) + '"'
 
 
 def literal(value: Any, t: Type) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from everypath.errors import CompileError, internal_error
 from lowering.bounds import LowerBounds
-from lowering.cpp import EmitError, cast, ctype, literal, string_literal
+from lowering.cpp import EmitError, c_string, cast, ctype, literal, string_literal
 from lowering.definite import Unbound, analyse
 from lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
@@ -346,10 +346,9 @@ class FunctionEmitter:
             return
         d = bt.dtype
         if vt.dtype is DType.INT64 and d is not DType.INT64:
-            import numpy as np
+            from lowering.emit_values import needs_int_check
 
-            info = np.iinfo(d.np)
-            if not (value.op is Opcode.CONST and info.min <= value.target <= info.max):
+            if needs_int_check(value, d):
                 self.line(f"(void)ep::checked_int<{d.cpp}>({self.value(value)});")
         elif vt.dtype is DType.FLOAT64:
             self.used_headers.add("everypath/pystore.hpp")
@@ -601,7 +600,7 @@ class FunctionEmitter:
         filename = self.spec.fn.filename
         if self.policy.target is not None:
             filename = os.path.basename(filename)
-        where = f"{_c_string(filename)}, {_c_string(self.spec.fn.name)}"
+        where = f"{c_string(filename)}, {c_string(self.spec.fn.name)}"
         self.line(f"EP_TRACE_BEGIN({where})")
         # Closures capture by reference, and every local is declared above, so defining
         # them all here keeps Python's late binding and makes them visible to every call site.
@@ -611,10 +610,6 @@ class FunctionEmitter:
         self.block(self.spec.fn.body)
         self.line(f"EP_TRACE_END({where})")
         return self.lines
-
-
-def _c_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def return_ctype(spec: TypedFunction) -> str:

@@ -143,10 +143,15 @@ def pyint_operand_checks(fe: "FunctionEmitter", n: Node) -> list[tuple[Node, DTy
     out: list[tuple[Node, DType]] = []
     for a, t, d in zip(n.args, types, ins):
         if isinstance(t, ScalarT) and t.weak and t.dtype is DType.INT64 and d.is_integer and d is not DType.INT64:
-            info = np.iinfo(d.np)
-            if not (a.op is Opcode.CONST and isinstance(a.target, int) and info.min <= a.target <= info.max):
+            if needs_int_check(a, d):
                 out.append((a, d))
     return out
+
+
+def needs_int_check(value: Node, d: DType) -> bool:
+    """A Python int meeting integer dtype d needs its run-time range check unless it is a constant that fits."""
+    info = np.iinfo(d.np)
+    return not (value.op is Opcode.CONST and isinstance(value.target, int) and info.min <= value.target <= info.max)
 
 
 _FAST_POWERS = {2: "square", 0.5: "sqrt", -1: "reciprocal", 1: "positive"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lowering.cpp import c_string
 from lowering.types import ArrayT, ListT, ScalarT, TupleT, Type
 from variants.registry import Family, Operator, Variant
 
@@ -65,10 +66,6 @@ class Site:
     variants: tuple[Variant, ...]
 
 
-def _c_string(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 @dataclass
 class SiteTable:
     sites: list[Site] = field(default_factory=list)
@@ -97,8 +94,8 @@ class SiteTable:
             out.append("static const ep::tele::SiteInfo ep_site_info[] = {")
             for s in self.sites:
                 names = ",".join(v.path for v in s.variants)
-                out.append(f"  {{{_c_string(s.function)}, {_c_string(s.op)}, {_c_string(s.call_site)}, "
-                           f"{_c_string(s.dtype)}, {_c_string(names)}}},")
+                out.append(f"  {{{c_string(s.function)}, {c_string(s.op)}, {c_string(s.call_site)}, "
+                           f"{c_string(s.dtype)}, {c_string(names)}}},")
             out.append("};")
         table = "ep_site_info" if self.sites else "nullptr"
         out += ["EP_EXPORT int32_t ep_telemetry_attach(ep::tele::Hub* hub) {",

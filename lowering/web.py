@@ -26,6 +26,7 @@ import re
 import tempfile
 from pathlib import Path
 
+from lowering.cpp import c_string
 from lowering.pipeline import Generated
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "web_runtime"
@@ -59,10 +60,6 @@ _LAYOUT_EXPR = {
 LAYOUT_ORDER = tuple(LAYOUT)  # ep_layout(i) answers LAYOUT[LAYOUT_ORDER[i]]
 
 
-def _c_string(s: str) -> str:
-    return json.dumps(s)  # a JSON string is a valid C++ string literal for these (ASCII-escaped) texts
-
-
 def _table_lines(table: str | None) -> list[str]:
     """C++ putting the selection table's "*" entries in force at attach (wasm has no device class yet)."""
     if not table:
@@ -77,10 +74,10 @@ def _table_lines(table: str | None) -> list[str]:
         return []
     out = ["  std::vector<ep::tele::TableEntry> entries;"]
     for e in st.entries:
-        topk = "{" + ", ".join("{" + ", ".join(map(_c_string, t)) + "}" for t in e.topk) + "}"
-        out.append(f"  entries.push_back({{{_c_string(e.op)}, {{{', '.join(map(str, e.bounds))}}}, "
-                   f"{{{', '.join(map(_c_string, e.variants))}}}, {topk}}});")
-    out.append(f"  h.set_table({_c_string(st.version)}, std::move(entries));")
+        topk = "{" + ", ".join("{" + ", ".join(map(c_string, t)) + "}" for t in e.topk) + "}"
+        out.append(f"  entries.push_back({{{c_string(e.op)}, {{{', '.join(map(str, e.bounds))}}}, "
+                   f"{{{', '.join(map(c_string, e.variants))}}}, {topk}}});")
+    out.append(f"  h.set_table({c_string(st.version)}, std::move(entries));")
     return out
 
 
