@@ -26,12 +26,12 @@ $(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	@$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q 'torch==2.13.0+cpu' 2>/dev/null || \
 	  $(PIP) install -q torch --index-url https://download.pytorch.org/whl/cpu || true
 	@$(PIP) install -q -e '.[dev,refs,peers]' 2>&1 | grep -v "^WARNING: Location" || true
-	@$(PY) -c "import everypath, lowering._runtime" && touch $(STAMP)
+	@$(PY) -c "import everypath, everypath.lowering._runtime" && touch $(STAMP)
 
 # the first build per cross target compiles its libc/libc++ (minutes each on 2 cores): once per machine
 $(ZIG_WARM): $(STAMP) lowering/targets.py lowering/toolchain.py
 	@echo "warming zig's cache for every cross target (first time on this machine: several minutes)"
-	@$(PY) -m lowering.toolchain --warm
+	@$(PY) -m everypath.lowering.toolchain --warm
 	@touch $(ZIG_WARM)
 
 demo: setup
@@ -50,4 +50,4 @@ clean:
 	rm -rf .everypath-cache build *.egg-info lowering/_runtime*.so
 
 lint: setup
-	.venv/bin/ruff check everypath tracer lowering variants examples tests bench
+	.venv/bin/ruff check everypath base tracer lowering variants examples tests bench

@@ -1,7 +1,17 @@
-"""Builds the compiled runtime module; all project metadata lives in pyproject.toml."""
+"""Builds the compiled runtime module and maps the repository's stage folders into one namespace;
+all other project metadata lives in pyproject.toml.
+
+The folders stay where the project keeps them (base/, tracer/, lowering/, ...) and install as
+everypath.base, everypath.tracer, ...: `pip install everypath` adds one top-level name."""
 
 from pybind11.setup_helpers import Pybind11Extension
-from setuptools import setup
+from setuptools import find_packages, setup
+
+# folder -> its package name once installed (data flows top to bottom)
+STAGES = ("base", "tracer", "lowering", "variants", "telemetry", "selector", "dashboard")
+PACKAGE_DIR = {"everypath": "everypath", **{f"everypath.{d}": d for d in STAGES}}
+PACKAGES = ["everypath", *(f"everypath.{d}" + (f".{sub}" if sub else "")
+                           for d in STAGES for sub in ("", *find_packages(d)))]
 
 RUNTIME = "lowering/runtime"
 # One translation unit per concern (runtime.hpp lists them). Link-time
@@ -10,9 +20,11 @@ RUNTIME = "lowering/runtime"
 LTO = ["-flto", "-flto-partition=one"]
 
 setup(
+    packages=PACKAGES,
+    package_dir=PACKAGE_DIR,
     ext_modules=[
         Pybind11Extension(
-            "lowering._runtime",
+            "everypath.lowering._runtime",
             [f"{RUNTIME}/{name}.cpp" for name in ("module", "signature", "arguments", "results", "telemetry")],
             depends=[f"{RUNTIME}/runtime.hpp", "variants/include/everypath/telemetry.hpp",
                      "variants/include/everypath/telemetry_host.hpp"],

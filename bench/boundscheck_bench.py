@@ -54,7 +54,7 @@ class Row:
 
 def _build(kernel: Any, boundscheck: bool) -> Any:
     import everypath
-    from everypath.settings import Settings
+    from everypath.base.settings import Settings
 
     s = dataclasses.replace(Settings.from_env(), boundscheck=boundscheck, telemetry=False)
     return everypath.compile(kernel.entry, settings=s)

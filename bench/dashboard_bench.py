@@ -34,11 +34,11 @@ sys.path.insert(0, str(ROOT))
 import duckdb  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dashboard import queries as q  # noqa: E402
-from dashboard import selection  # noqa: E402
-from dashboard.queries import Column, Filters  # noqa: E402
-from dashboard.registry_view import current_table_path, read_registry  # noqa: E402
-from dashboard.source import source_line  # noqa: E402
+from everypath.dashboard import queries as q  # noqa: E402
+from everypath.dashboard import selection  # noqa: E402
+from everypath.dashboard.queries import Column, Filters  # noqa: E402
+from everypath.dashboard.registry_view import current_table_path, read_registry  # noqa: E402
+from everypath.dashboard.source import source_line  # noqa: E402
 
 Plan = Callable[[duckdb.DuckDBPyConnection, Path], int]
 F = Filters()
@@ -98,8 +98,8 @@ VIEWS: dict[str, tuple[str | None, dict[str, object], Plan]] = {
 
 
 def ensure_lake(lake: Path, rows: int, devices: int, seed: int) -> int:
-    from selector.simulate import SimConfig, simulate_into
-    from telemetry.views import connect
+    from everypath.selector.simulate import SimConfig, simulate_into
+    from everypath.telemetry.views import connect
 
     have = int(q.totals(connect(lake, validate=False), F)["calls"].iloc[0]) if lake.exists() else 0
     if have < rows:
@@ -112,7 +112,7 @@ def ensure_lake(lake: Path, rows: int, devices: int, seed: int) -> int:
 
 def ensure_registry(lake: Path, reg: Path) -> None:
     if read_registry(reg).empty:
-        from selector.retrain import RetrainConfig, retrain
+        from everypath.selector.retrain import RetrainConfig, retrain
 
         t = time.perf_counter()
         retrain(lake, reg, RetrainConfig(max_rows=200_000))
@@ -121,7 +121,7 @@ def ensure_registry(lake: Path, reg: Path) -> None:
 
 def time_queries(lake: Path, reg: Path, plan: Plan) -> tuple[float, float, float, int]:
     """(cold wall s, cold CPU s of all threads, warm wall s, rows)."""
-    from telemetry.views import connect
+    from everypath.telemetry.views import connect
 
     t, c = time.perf_counter(), time.process_time()
     con = connect(lake, validate=False)

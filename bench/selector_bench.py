@@ -46,7 +46,7 @@ def parse_seeds(text: str) -> list[int]:
 
 def fleet_lake(root: Path, seed: int, devices: int, rows: int) -> Path:
     """The seed's lake under root, simulated unless a previous run left it there."""
-    from selector.simulate import SimConfig, simulate_into
+    from everypath.selector.simulate import SimConfig, simulate_into
 
     lake = root / f"seed-{seed}-{devices}x{rows}"
     if not (lake / "calls").exists():
@@ -56,7 +56,7 @@ def fleet_lake(root: Path, seed: int, devices: int, rows: int) -> Path:
 
 def run_lake(lake: Path, real: bool = False) -> dict[str, Any]:
     """load_rows + evaluate, as `selector retrain` runs them; real: drop simulated rows."""
-    from selector.retrain import MAX_ROWS, RetrainConfig, evaluate, load_rows
+    from everypath.selector.retrain import MAX_ROWS, RetrainConfig, evaluate, load_rows
 
     rows = load_rows(lake, MAX_ROWS)
     if real:

@@ -35,9 +35,9 @@ import numpy as np  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from everypath.settings import Settings  # noqa: E402
-from lowering.portable import build_function  # noqa: E402
-from lowering.targets import ArtifactKind, parse_targets  # noqa: E402
+from everypath.base.settings import Settings  # noqa: E402
+from everypath.lowering.portable import build_function  # noqa: E402
+from everypath.lowering.targets import ArtifactKind, parse_targets  # noqa: E402
 from tests.corpus._loader import load_corpus  # noqa: E402
 
 DEFAULT_KERNELS = ("kadane_max_subarray", "softmax_rows_f32", "permutation_scatter")
@@ -122,8 +122,8 @@ def main() -> int:
             npz = _inputs(kernel, pf.signature, folder)
             out = folder / "out.npz"
             exe_args = ["--inputs", str(npz), "--out", str(out), "--no-telemetry"]
-            from lowering.loader import host
-            from lowering.targets import native_linux
+            from everypath.lowering.loader import host
+            from everypath.lowering.targets import native_linux
 
             best = native_linux(host().arch, host().isa_level)[-1].name
             exes = {x.target: x.path for x in pf.artifacts if x.kind in (ArtifactKind.EXECUTABLE,
@@ -135,7 +135,7 @@ def main() -> int:
                 cmds["arm64 (qemu)"] = [qemu, str(exes["linux-arm64"]), *exe_args]
             if "wasm32-wasi" in exes:
                 cmds["wasm32-wasi (wasmtime)"] = [sys.executable, "-c",
-                                                  "import sys; from lowering.wasm_runner import run_wasi_command; "
+                                                  "import sys; from everypath.lowering.wasm_runner import run_wasi_command; "
                                                   f"rc, o, e = run_wasi_command({str(exes['wasm32-wasi'])!r}, "
                                                   f"{exe_args!r}, [{str(folder)!r}]); sys.exit(rc)"]
             mod, entry = kernel.module.__name__, kernel.entry.__name__

@@ -42,8 +42,8 @@ def tiny_sums(x: V, n: int) -> float:
 
 def bench_shim() -> dict[str, float]:
     import everypath
-    from everypath.settings import Settings
-    from lowering import _runtime as rt
+    from everypath.base.settings import Settings
+    from everypath.lowering import _runtime as rt
 
     f = everypath.compile(tiny_sums, settings=Settings.from_env({"EVERYPATH_TELEMETRY": "0"}))
     x, n = np.random.default_rng(0).random(10_000), 4000  # 4000 records fit one thread's ring
@@ -67,8 +67,8 @@ def bench_shim() -> dict[str, float]:
 
 def bench_corpus(names: list[str] | None) -> dict[str, Any]:
     import everypath
-    from everypath.settings import Settings
-    from lowering import _runtime as rt
+    from everypath.base.settings import Settings
+    from everypath.lowering import _runtime as rt
     from tests.corpus._loader import load_corpus
 
     rows = []
@@ -104,7 +104,7 @@ def bench_corpus(names: list[str] | None) -> dict[str, Any]:
 
 
 def _raw(n: int, rng: np.random.Generator, nsites: int) -> Any:
-    from telemetry.records import RawCalls
+    from everypath.telemetry.records import RawCalls
 
     return RawCalls(ts_ns=time.time_ns() + np.arange(n, dtype=np.int64) * 1000,
                     latency_ns=rng.lognormal(9, 1, n).astype(np.int64), site=rng.integers(0, nsites, n, dtype=np.int32),
@@ -115,7 +115,7 @@ def _raw(n: int, rng: np.random.Generator, nsites: int) -> Any:
 
 
 def _sites(nsites: int) -> list[Any]:
-    from telemetry.records import CallSite
+    from everypath.telemetry.records import CallSite
 
     ops = ["numpy.matmul", "numpy.sum", "cv2.GaussianBlur", "fused:operator.add", "numpy.sort"]
     return [CallSite(f"bench.mod.fn{i % 7}", ops[i % len(ops)], f"mod.py:{10 + i}", "float32", ("loops", "simd"))
@@ -123,9 +123,9 @@ def _sites(nsites: int) -> list[Any]:
 
 
 def bench_ingest(rows: int) -> dict[str, float]:
-    from telemetry.device import device_fields
-    from telemetry.lake import Lake
-    from telemetry.records import to_batch
+    from everypath.telemetry.device import device_fields
+    from everypath.telemetry.lake import Lake
+    from everypath.telemetry.records import to_batch
 
     rng = np.random.default_rng(0)
     sites = _sites(40)
@@ -143,10 +143,10 @@ def bench_ingest(rows: int) -> dict[str, float]:
 
 
 def bench_query(rows: int) -> dict[str, float]:
-    from telemetry.device import device_fields
-    from telemetry.lake import Lake
-    from telemetry.records import to_batch
-    from telemetry.views import connect
+    from everypath.telemetry.device import device_fields
+    from everypath.telemetry.lake import Lake
+    from everypath.telemetry.records import to_batch
+    from everypath.telemetry.views import connect
 
     rng = np.random.default_rng(1)
     sites = _sites(40)

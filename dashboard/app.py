@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 try:
-    import dashboard  # noqa: F401  (installed, or run from the repository root)
+    import everypath.dashboard  # noqa: F401  (installed, or run from the repository root)
 except ImportError:  # `streamlit run` puts dashboard/ itself on sys.path, not the repository
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import streamlit as st
 
-from dashboard import ui
+from everypath.dashboard import ui
 
 # (file relative to this script, title, url path): the titles are what the browser tests look for.
 # The folder is views/, not pages/: Streamlit runs a script with a pages/ folder next to it as a

@@ -7,7 +7,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from dashboard.queries import TimeUnit
+from everypath.dashboard.queries import TimeUnit
 
 LOG = alt.Scale(type="log")
 VARIANT = alt.Color("variant:N", title="Variant")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 
 APP = Path(__file__).resolve().parent / "app.py"
 DEFAULT_PORT = 8501

@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from telemetry.table import SelectionTable, TableError, load_table
+from everypath.telemetry.table import SelectionTable, TableError, load_table
 
 
 class ChosenBy(str, enum.Enum):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import importlib.util
+import sys
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,11 +34,21 @@ def _spec(module: str) -> importlib.machinery.ModuleSpec | None:
         for i in range(1, len(parts)):
             if spec is None or spec.submodule_search_locations is None:
                 return None
-            spec = importlib.machinery.PathFinder.find_spec(".".join(parts[: i + 1]),
-                                                            list(spec.submodule_search_locations))
+            spec = _find_sub(".".join(parts[: i + 1]), list(spec.submodule_search_locations))
     except (ImportError, ValueError, AttributeError):
         return None
     return spec
+
+
+def _find_sub(fullname: str, locations: list[str]) -> importlib.machinery.ModuleSpec | None:
+    """A submodule's spec from the meta-path finders, without importing its parent: PathFinder over the
+    parent's folders, then the others (an editable install maps everypath.<stage> to the stage's folder)."""
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(fullname, locations) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
 
 
 def module_file(function: str) -> Path | None:

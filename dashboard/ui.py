@@ -21,9 +21,9 @@ import duckdb
 import pandas as pd
 import streamlit as st
 
-from dashboard import queries
-from dashboard.queries import Column, Filters
-from dashboard.registry_view import RegistryView, read_registry
+from everypath.dashboard import queries
+from everypath.dashboard.queries import Column, Filters
+from everypath.dashboard.registry_view import RegistryView, read_registry
 
 CACHE_TTL_S = 60
 CONTEXT_KEY = "everypath_dashboard_context"
@@ -50,7 +50,7 @@ class Context:
 def parse_args(argv: list[str]) -> Config:
     """--lake and --registry after `streamlit run dashboard/app.py --`; defaults from Settings.
     Unknown arguments are ignored (under AppTest the process's argv is pytest's)."""
-    from everypath.settings import Settings
+    from everypath.base.settings import Settings
 
     s = Settings.from_env()
     p = argparse.ArgumentParser(prog="dashboard/app.py", allow_abbrev=False, add_help=False, exit_on_error=False)
@@ -68,7 +68,7 @@ class _Handle:
 
 @st.cache_resource(ttl=CACHE_TTL_S, show_spinner=False)
 def _handle(lake: str) -> _Handle:
-    from telemetry.views import connect
+    from everypath.telemetry.views import connect
 
     return _Handle(connect(Path(lake), validate=False), threading.Lock())
 

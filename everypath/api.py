@@ -10,9 +10,9 @@ import types
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from everypath.errors import OpenSignatureError
-from everypath.settings import Settings
-from tracer.globals import ABSENT as _ABSENT  # light: no compiler import
+from everypath.base.errors import OpenSignatureError
+from everypath.base.settings import Settings
+from everypath.tracer.globals import ABSENT as _ABSENT  # light: no compiler import
 
 _KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox", "settings", "boundscheck")
 
@@ -71,7 +71,7 @@ class CompiledFunction:
     def _revalidate(self) -> None:
         """A global was re-bound: keep the builds if every digest is unchanged, else drop them all
         (the next build finds or makes the one for the new values through the cache)."""
-        from tracer.globals import value_digest
+        from everypath.tracer.globals import value_digest
 
         with self._lock:
             reads = list(self._reads.values())
@@ -96,13 +96,13 @@ class CompiledFunction:
         """Compile now (ahead of time) and return the CompiledModule.
 
         ``observe`` runs only on a cache miss (it is the sandboxed observation run)."""
-        from lowering import cache
+        from everypath.lowering import cache
 
         key = cache.front_key(self.py_function, call_types, self.settings)
         hit = cache.load(self.settings, key, self.py_function.__globals__)  # no compiler import on a hit
         if hit is not None:
             return hit
-        from lowering.pipeline import compile_function
+        from everypath.lowering.pipeline import compile_function
 
         observation = observe() if observe is not None else None
         return compile_function(self.py_function, self.settings, call_types, observation, key)
@@ -113,7 +113,7 @@ class CompiledFunction:
             return None
         import warnings
 
-        from tracer.sandbox import SandboxError, observe
+        from everypath.tracer.sandbox import SandboxError, observe
 
         try:
             return observe(self.py_function, args, kwargs)
@@ -123,8 +123,8 @@ class CompiledFunction:
             return None
 
     def _bind_native(self, module: Any) -> Callable[..., Any]:
-        from lowering import _runtime
-        from lowering.cache import CompiledModule
+        from everypath.lowering import _runtime
+        from everypath.lowering.cache import CompiledModule
 
         assert isinstance(module, CompiledModule)
         sig = dict(module.signature)
@@ -140,7 +140,7 @@ class CompiledFunction:
             params.append(p)
         sig["params"] = params
         self.settings.apply_openmp_defaults()  # before the first OpenMP code is loaded
-        from telemetry.shim import start_telemetry
+        from everypath.telemetry.shim import start_telemetry
 
         start_telemetry(self.settings)  # once per process: the hub records, a thread flushes to the lake
         lib = _runtime.Library(str(module.so_path))
@@ -152,7 +152,7 @@ class CompiledFunction:
         return _with_hidden(native, self.__name__, len(names), hidden) if hidden else native
 
     def _native_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[..., Any]:
-        from lowering.annotations import describe_value_type
+        from everypath.base.annotations import describe_value_type
 
         with self._lock:
             if self._native is not None:
@@ -198,7 +198,7 @@ class CompiledFunction:
         return self._module.cpp_path.read_text()
 
     def ir(self, typed: bool = True) -> str:
-        from lowering.pipeline import ir_text
+        from everypath.lowering.pipeline import ir_text
 
         return ir_text(self.py_function, typed=typed)
 
@@ -233,7 +233,7 @@ def _fast_key(v: Any) -> Any:
     dtype = getattr(v, "dtype", None)
     if dtype is not None and hasattr(v, "ndim"):
         return (t, dtype, v.ndim)
-    from lowering.annotations import describe_value_type
+    from everypath.base.annotations import describe_value_type
 
     return ("described", describe_value_type(v))  # lists and the rest: their element types matter
 
@@ -243,7 +243,7 @@ _PLAIN_SCALARS = frozenset({int, float, bool, complex, type(None), str})
 
 def compile(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # noqa: A001 - public name
     """Decorator: ``@compile`` or ``@compile(tag=..., description=..., metadata=..., targets=..., sandbox=...,
-    settings=..., boundscheck=...)`` (settings: an everypath.settings.Settings; default from the environment;
+    settings=..., boundscheck=...)`` (settings: an everypath.Settings; default from the environment;
     boundscheck=False: out-of-range integer indices are undefined behaviour instead of IndexError)."""
     unknown = sorted(set(options) - set(_KNOWN_OPTIONS))
     if unknown:
@@ -251,7 +251,7 @@ def compile(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # 
                         f"known: {', '.join(_KNOWN_OPTIONS)}")
     settings = options.pop("settings", None)
     if settings is not None and not isinstance(settings, Settings):
-        raise TypeError("everypath.compile(settings=...) must be an everypath.settings.Settings")
+        raise TypeError("everypath.compile(settings=...) must be an everypath.Settings")
     opts = _options(options)
     if fn is None:
         return lambda f: CompiledFunction(f, opts, settings)  # type: ignore[arg-type]
@@ -285,6 +285,6 @@ def load(path: Any, key: Any = None) -> Any:
     The shared library for this OS, arch and best ISA level is extracted to the cache, checked against
     the manifest's sha256 (and the manifest against its ed25519 signature when ``key``, a public key
     file or its bytes, is given: an unsigned bundle is then refused) before it is loaded."""
-    from lowering.loader import load as _load
+    from everypath.lowering.loader import load as _load
 
     return _load(path, key)

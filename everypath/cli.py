@@ -13,17 +13,17 @@ def main() -> None:
 
 
 def _mount() -> None:
-    from lowering.cli import compile_cmd, cpp_cmd
-    from tracer.cli import trace_cmd
-    from variants.cli import ops_group
+    from everypath.lowering.cli import compile_cmd, cpp_cmd
+    from everypath.tracer.cli import trace_cmd
+    from everypath.variants.cli import ops_group
 
-    from telemetry.cli import telemetry_group
+    from everypath.telemetry.cli import telemetry_group
 
-    from selector.autotune_cli import autotune_cmd
-    from selector.cli import selector_group  # also adds `telemetry simulate`
-    from dashboard.cli import dashboard_cmd
-    from lowering.bundle_cli import COMMANDS as bundle_commands  # bundle (+ keygen), inspect, run
-    from lowering.export_cli import export_cmd
+    from everypath.selector.autotune_cli import autotune_cmd
+    from everypath.selector.cli import selector_group  # also adds `telemetry simulate`
+    from everypath.dashboard.cli import dashboard_cmd
+    from everypath.lowering.bundle_cli import COMMANDS as bundle_commands  # bundle (+ keygen), inspect, run
+    from everypath.lowering.export_cli import export_cmd
 
     for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group, selector_group, autotune_cmd):
         main.add_command(cmd)

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from everypath.api import CompiledFunction
-from everypath.errors import SourceSyntaxError
+from everypath.base.errors import SourceSyntaxError
 
 
 def import_path(path: str) -> object:

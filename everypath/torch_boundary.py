@@ -44,7 +44,7 @@ def _check(torch: Any, fname: str, label: str, v: Any) -> None:
         raise TypeError(f"{where}: the tensor is on device '{v.device}'; compiled code runs on the CPU: pass x.cpu()")
     if v.layout is not torch.strided:
         raise TypeError(f"{where}: {v.layout} tensors are not supported; pass x.to_dense()")
-    from lowering.annotations import describe_value_type
+    from everypath.base.annotations import describe_value_type
 
     if describe_value_type(v) is None:
         raise TypeError(f"{where}: dtype {v.dtype} has no NumPy equivalent everypath supports; "

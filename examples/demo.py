@@ -73,12 +73,12 @@ def ship(console: Console, compiled, x: np.ndarray, window: int) -> None:
     under qemu-user (linux-arm64) and under wasmtime (wasm32-wasi), each result checked against CPython."""
     import tempfile
 
-    from everypath.settings import Settings
-    from lowering.bundle import open_bundle, write_bundle
-    from lowering.bundle_exec import How, runner_for
-    from lowering.loader import NoArtifactError, cpu_has, host
-    from lowering.portable import build_function
-    from lowering.targets import TARGETS
+    from everypath.base.settings import Settings
+    from everypath.lowering.bundle import open_bundle, write_bundle
+    from everypath.lowering.bundle_exec import How, runner_for
+    from everypath.lowering.loader import NoArtifactError, cpu_has, host
+    from everypath.lowering.portable import build_function
+    from everypath.lowering.targets import TARGETS
 
     settings = Settings.from_env()
     with Progress(console=console, transient=True) as progress:
@@ -107,7 +107,7 @@ def ship(console: Console, compiled, x: np.ndarray, window: int) -> None:
                 if how is How.NATIVE and not cpu_has(h, art):
                     how, ran = None, "CPU lacks the level"
                 if how is not None:
-                    from lowering.bundle_exec import run_artifact
+                    from everypath.lowering.bundle_exec import run_artifact
 
                     out = folder / f"out-{art['target']}.npz"
                     rc, _, err = run_artifact(bundle, art, how, folder / "in.npz", out, settings,
@@ -128,9 +128,9 @@ def ship(console: Console, compiled, x: np.ndarray, window: int) -> None:
 
 def show_telemetry(console: Console, since_ns: int) -> None:
     """What the runtime shim recorded during this run, read back from the lake through DuckDB."""
-    from everypath.settings import Settings
-    from telemetry.shim import flush_telemetry
-    from telemetry.views import query
+    from everypath.base.settings import Settings
+    from everypath.telemetry.shim import flush_telemetry
+    from everypath.telemetry.views import query
 
     settings = Settings.from_env()
     if not settings.telemetry:

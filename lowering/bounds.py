@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lowering.infer import TypedFunction
-from lowering.types import ScalarT
-from tracer.ir import Node, Opcode
+from everypath.lowering.infer import TypedFunction
+from everypath.base.types import ScalarT
+from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
-    from lowering.shape_bounds import ShapeBounds
+    from everypath.lowering.shape_bounds import ShapeBounds
 
 
 def _names(pattern: Any) -> list[str]:
@@ -141,7 +141,7 @@ class LowerBounds:
     def in_range(self, idx: Node, array: Node, axis: int) -> bool:
         """0 <= idx < array.shape[axis] wherever the access runs: no bounds check needed."""
         if self._shapes is None:
-            from lowering.shape_bounds import ShapeBounds
+            from everypath.lowering.shape_bounds import ShapeBounds
 
             self._shapes = ShapeBounds(self)
         return self.non_negative(idx) and self.below(idx, array, axis)
@@ -149,7 +149,7 @@ class LowerBounds:
     def below(self, idx: Node, array: Node, axis: int) -> bool:
         """idx < array.shape[axis] wherever the access runs (its sign may be unknown)."""
         if self._shapes is None:
-            from lowering.shape_bounds import ShapeBounds
+            from everypath.lowering.shape_bounds import ShapeBounds
 
             self._shapes = ShapeBounds(self)
         return self._shapes.below_shape(idx, array, axis)

@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from everypath.errors import BuildError
-from everypath.settings import Settings
+from everypath.base.errors import BuildError
+from everypath.base.settings import Settings
 
 INCLUDE_DIR = Path(__file__).resolve().parent.parent / "variants" / "include"
 
@@ -77,7 +77,7 @@ def build_shared(source: str, out_path: Path, settings: Settings) -> BuildArtifa
     cpp.write_text(source)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_path.parent)
     os.close(fd)
-    from variants.paths import build_flags
+    from everypath.variants.paths import build_flags
 
     path_cxx, path_link = build_flags(source)  # the implementation paths this unit calls into
     cmd = (settings.cxx, *settings.cxx_flags(), *path_cxx, f"-I{INCLUDE_DIR}", str(cpp), "-o", tmp,

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lowering.targets import ArtifactKind
+from everypath.lowering.targets import ArtifactKind
 
 MAGIC = "everypath-bundle"
 BUNDLE_FORMAT = 1  # the manifest version: bump when a reader of the old one would misread the new
@@ -66,8 +66,8 @@ def annotations_as_written(pyfunc: types.FunctionType) -> dict[str, str]:
 
 def compiler_info() -> dict[str, Any]:
     import everypath
-    from lowering.cache import COMPILER_VERSION, FORMAT_VERSION
-    from lowering.portable import PORTABLE_FORMAT
+    from everypath.lowering.cache import COMPILER_VERSION, FORMAT_VERSION
+    from everypath.lowering.portable import PORTABLE_FORMAT
 
     return {"everypath": everypath.__version__, "compiler": COMPILER_VERSION, "format": FORMAT_VERSION,
             "portable": PORTABLE_FORMAT}
@@ -85,7 +85,7 @@ def function_info(pyfunc: types.FunctionType, name: str, signature: dict[str, An
 
 def read_table(path: Path) -> tuple[bytes, str]:
     """A selection table file's bytes and version (telemetry/table.py format), checked enough to ship."""
-    from telemetry.table import FORMAT
+    from everypath.telemetry.table import FORMAT
 
     try:
         data = Path(path).read_bytes()
@@ -107,7 +107,7 @@ def table_in_force(table: Path | None, settings: Any) -> Path | None:
     `everypath selector retrain` promoted into the registry), else none."""
     if table is not None:
         return Path(table)
-    from telemetry.shim import Shim
+    from everypath.telemetry.shim import Shim
 
     return Shim._table_path(settings)
 
@@ -120,8 +120,8 @@ def _operators(ops: tuple[Any, ...]) -> list[dict[str, Any]]:
 def build_manifest(pyfunc: types.FunctionType, pf: Any, table: Path | None = None,
                    ) -> tuple[dict[str, Any], dict[str, bytes]]:
     """The manifest of a PortableFunction (lowering.portable) and the zip entries it describes."""
-    from lowering.portable import _toolchain_id
-    from lowering.targets import get
+    from everypath.lowering.portable import _toolchain_id
+    from everypath.lowering.targets import get
 
     entries: dict[str, bytes] = {}
 
@@ -185,7 +185,7 @@ def write_bundle(pyfunc: types.FunctionType, pf: Any, out: Path, table: Path | N
     data = manifest_bytes(manifest)
     entries[MANIFEST] = data
     if signing_key is not None:
-        from lowering.bundle_sign import sign
+        from everypath.lowering.bundle_sign import sign
 
         entries[SIGNATURE] = sign(data, signing_key)
     exes = {a["path"] for a in manifest["artifacts"]
@@ -241,7 +241,7 @@ class Bundle:
 
     def verify_signature(self, key: Any) -> None:
         """Refuse unless manifest.sig is a valid signature by `key` (a public key source: bundle_sign)."""
-        from lowering.bundle_sign import load_public_key, public_hex, verify
+        from everypath.lowering.bundle_sign import load_public_key, public_hex, verify
 
         pub = load_public_key(key)
         if self.signature is None:

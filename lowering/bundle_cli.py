@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from lowering.bundle import BundleError
+from everypath.lowering.bundle import BundleError
 
 
 class _DefaultGroup(click.Group):
@@ -54,12 +54,12 @@ def create_cmd(target: str, output: Path, targets: str | None, sign_key: Path | 
     """Build MODULE.py:FUNC for every target into one bundle."""
     import types
 
-    from everypath.errors import BuildError, CompileError
-    from everypath.settings import Settings
-    from lowering.bundle import read_table, table_in_force, write_bundle
-    from lowering.bundle_sign import BadKeyError, load_private_key
-    from lowering.portable import build_function
-    from lowering.targets import parse_targets
+    from everypath.base.errors import BuildError, CompileError
+    from everypath.base.settings import Settings
+    from everypath.lowering.bundle import read_table, table_in_force, write_bundle
+    from everypath.lowering.bundle_sign import BadKeyError, load_private_key
+    from everypath.lowering.portable import build_function
+    from everypath.lowering.targets import parse_targets
 
     try:
         wanted = parse_targets(targets)
@@ -94,7 +94,7 @@ def create_cmd(target: str, output: Path, targets: str | None, sign_key: Path | 
 @click.argument("keyfile", type=click.Path(dir_okay=False, path_type=Path))
 def keygen_cmd(keyfile: Path) -> None:
     """Write a new ed25519 private key to KEYFILE (0600) and its public half to KEYFILE.pub."""
-    from lowering.bundle_sign import BadKeyError, keygen
+    from everypath.lowering.bundle_sign import BadKeyError, keygen
 
     try:
         priv, pub = keygen(keyfile)
@@ -104,8 +104,8 @@ def keygen_cmd(keyfile: Path) -> None:
 
 
 def _open(path: Path, key: Path | None = None) -> Any:
-    from lowering.bundle import open_bundle
-    from lowering.bundle_sign import BadKeyError
+    from everypath.lowering.bundle import open_bundle
+    from everypath.lowering.bundle_sign import BadKeyError
 
     try:
         return open_bundle(path, key)
@@ -199,8 +199,8 @@ def inspect_cmd(bundle: Path, as_json: bool, key: Path | None) -> None:
 def run_cmd(bundle: Path, inputs: Path, out: Path | None, target: str | None, key: Path | None,
             no_telemetry: bool) -> None:
     """Run a bundle's executable for this device (natively, under qemu-aarch64-static or wasmtime)."""
-    from everypath.settings import Settings
-    from lowering.bundle_exec import plan, run_artifact
+    from everypath.base.settings import Settings
+    from everypath.lowering.bundle_exec import plan, run_artifact
 
     b = _open(bundle, key)
     try:

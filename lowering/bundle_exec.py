@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from everypath.settings import Settings
-from lowering.bundle import Bundle
-from lowering.loader import Host, NoArtifactError, choose, extract, host
-from lowering.targets import ArtifactKind
+from everypath.base.settings import Settings
+from everypath.lowering.bundle import Bundle
+from everypath.lowering.loader import Host, NoArtifactError, choose, extract, host
+from everypath.lowering.targets import ArtifactKind
 
 QEMU = "qemu-aarch64-static"
 _EXE_KINDS = (ArtifactKind.EXECUTABLE, ArtifactKind.WASI_EXE)
@@ -91,7 +91,7 @@ def run_artifact(b: Bundle, art: dict[str, Any], how: How, inputs: Path, out: Pa
     exe = extract(b, art["path"], art["sha256"], settings, 0o755)
     args = ["--inputs", str(inputs), "--out", str(out), *(extra or [])]
     if how is How.WASMTIME:
-        from lowering.wasm_runner import run_wasi_command
+        from everypath.lowering.wasm_runner import run_wasi_command
 
         # WASI sees only preopened folders: inputs and results go through one temporary folder
         with tempfile.TemporaryDirectory(prefix="everypath-wasi-") as d:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from everypath.settings import Settings
-from lowering.build import compiler_version, headers_digest
+from everypath.base.settings import Settings
+from everypath.lowering.build import compiler_version, headers_digest
 
 FORMAT_VERSION = 1  # bump when generated code changes meaning
 COMPILER_VERSION = "0.1.0"
@@ -50,12 +50,12 @@ def file_digest(path: str) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def compiler_digest() -> str:
-    """Stamp of the compiler's own Python (tracer, lowering, variants: path, size, mtime):
+    """Stamp of the compiler's own Python (base, tracer, lowering, variants: path, size, mtime):
     a changed pass or lowering rule must not reuse builds made by the old one. Stat only,
     not contents (well under a millisecond, once per process); a touched file just rebuilds."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
-    for pkg in ("tracer", "lowering", "variants"):
+    for pkg in ("base", "tracer", "lowering", "variants"):
         for p in sorted((root / pkg).rglob("*.py")):
             st = p.stat()
             h.update(f"{p.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
@@ -97,7 +97,7 @@ def load(settings: Settings, key: str, entry_globals: dict[str, Any] | None = No
     m = _read(settings, key)
     reads: list[Any] = []
     if m is not None and "globals" in m:
-        from tracer.globals import ABSENT, GlobalRead, namespace_of, value_digest, value_key
+        from everypath.tracer.globals import ABSENT, GlobalRead, namespace_of, value_digest, value_key
 
         for module, name, hidden in m["globals"]:
             ns = namespace_of(module, entry_globals or {})
@@ -119,7 +119,7 @@ def store(settings: Settings, key: str, module: CompiledModule, deps: dict[str, 
     manifest = {"so": str(module.so_path), "symbol": module.symbol, "signature": jsonable(module.signature),
                 "cpp": str(module.cpp_path), "deps": deps, "key": key}
     if module.globals:
-        from tracer.globals import value_key
+        from everypath.tracer.globals import value_key
 
         reads = module.globals
         write_atomic(manifest_path(settings, key),

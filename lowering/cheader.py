@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lowering.pipeline import Generated
-from lowering.standalone import Leaf, leaves
-from lowering.targets import Target
-from lowering.types import DType
+from everypath.lowering.pipeline import Generated
+from everypath.lowering.standalone import Leaf, leaves
+from everypath.lowering.targets import Target
+from everypath.base.types import DType
 
 ABI_H = Path(__file__).resolve().parent.parent / "variants" / "include" / "everypath" / "abi.h"
 

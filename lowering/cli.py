@@ -7,7 +7,7 @@ import time
 import click
 
 from everypath.api import CompiledFunction, CompileOptions
-from everypath.errors import BuildError, CompileError
+from everypath.base.errors import BuildError, CompileError
 
 
 def _as_compiled(obj: object) -> CompiledFunction:

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import (
+from everypath.base.types import (
     ArrayT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type,
 )
 
@@ -34,7 +34,7 @@ def ctype(t: Type) -> str:
         return "ep::Range"
     if isinstance(t, SliceT):
         return "ep::Slice"
-    from lowering.types import GeneratorT
+    from everypath.base.types import GeneratorT
 
     if isinstance(t, GeneratorT):
         return "ep::Generator"  # variants/include/everypath/ops/random_core.hpp

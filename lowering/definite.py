@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from tracer.ir import Block, Node, Opcode
+from everypath.tracer.ir import Block, Node, Opcode
 
 # None stands for "unreachable" (the top element: every name is assigned there)
 State = frozenset[str] | None

@@ -12,10 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from everypath.settings import Settings
-from variants.availability import TargetLike, available, available_on
-from variants.paths import host_paths
-from variants.registry import LowerSite, Operator, PathNotApplicable, Variant
+from everypath.base.settings import Settings
+from everypath.variants.availability import TargetLike, available, available_on
+from everypath.variants.paths import host_paths
+from everypath.variants.registry import LowerSite, Operator, PathNotApplicable, Variant
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,9 @@ array that may alias a parameter counts as that parameter.
 """
 from __future__ import annotations
 
-from lowering.infer import TypedFunction
-from lowering.types import ArrayT
-from tracer.ir import FunctionRef, Node, Opcode
+from everypath.lowering.infer import TypedFunction
+from everypath.base.types import ArrayT
+from everypath.tracer.ir import FunctionRef, Node, Opcode
 
 _VIEW_OPS = frozenset({
     "numpy.reshape", "ndarray.reshape", "numpy.transpose", "ndarray.transpose", "numpy.ravel", "ndarray.ravel",

@@ -11,25 +11,25 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from everypath.errors import CompileError, internal_error
-from lowering.bounds import LowerBounds
-from lowering.cpp import EmitError, c_string, cast, ctype, literal, string_literal
-from lowering.definite import Unbound, analyse
-from lowering.emit_values import (
+from everypath.base.errors import CompileError, internal_error
+from everypath.lowering.bounds import LowerBounds
+from everypath.lowering.cpp import EmitError, c_string, cast, ctype, literal, string_literal
+from everypath.lowering.definite import Unbound, analyse
+from everypath.lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
     setitem,
 )
-from lowering.infer import TypedFunction, const_type, element_type, static_truth
-from lowering.types import (
+from everypath.lowering.infer import TypedFunction, const_type, element_type, static_truth
+from everypath.base.types import (
     INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, TupleT, Type,
 )
-from tracer.ir import Block, Node, Opcode
+from everypath.tracer.ir import Block, Node, Opcode
 
 if TYPE_CHECKING:
-    from lowering.dispatch import PathPolicy
-    from lowering.masked_update import MaskedUpdate
-    from lowering.sites import SiteTable
-    from variants.registry import LowerSite, Operator, Variant
+    from everypath.lowering.dispatch import PathPolicy
+    from everypath.lowering.masked_update import MaskedUpdate
+    from everypath.lowering.sites import SiteTable
+    from everypath.variants.registry import LowerSite, Operator, Variant
 
 _PURE = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.PARAM, Opcode.GETATTR})
 # calls that only build index values: fusion may reach past them
@@ -43,8 +43,8 @@ def ident(name: str) -> str:
 class FunctionEmitter:
     def __init__(self, spec: TypedFunction, indent: int = 1, policy: "PathPolicy | None" = None,
                  sites: "SiteTable | None" = None) -> None:
-        from lowering.dispatch import PathPolicy
-        from lowering.sites import SiteTable
+        from everypath.lowering.dispatch import PathPolicy
+        from everypath.lowering.sites import SiteTable
 
         self.spec = spec
         self.policy = policy or PathPolicy(frozenset({"loops"}))
@@ -68,8 +68,8 @@ class FunctionEmitter:
     # ---- small helpers -------------------------------------------------
     def lower_call(self, op: "Operator", site: "LowerSite") -> str:
         """A registry call through every implementation path the policy admits for it."""
-        from lowering.dispatch import dispatch_expr, lower_variants
-        from lowering.sites import dtype_name, recorded
+        from everypath.lowering.dispatch import dispatch_expr, lower_variants
+        from everypath.lowering.sites import dtype_name, recorded
 
         options = lower_variants(op, site, self.policy, self.used_paths)
         self.used_headers.update(v.header for v, _ in options)
@@ -82,7 +82,7 @@ class FunctionEmitter:
     def site_call(self, n: Node, op: str, dtype: str, options: "list[tuple[Variant, str]]",
                   operands: list[str]) -> str:
         """One recorded operator call site: the shim chooses among the options and times the call."""
-        from lowering.sites import Site
+        from everypath.lowering.sites import Site
 
         fn = self.spec.fn
         where = f"{os.path.basename(n.loc.filename or fn.filename)}:{n.loc.lineno or fn.loc.lineno}"
@@ -151,7 +151,7 @@ class FunctionEmitter:
         """Basic slicing of an array: a view, no copy and no effect (fusion may reach past it)."""
         if m.op is not Opcode.GETITEM or not isinstance(self.spec.types.get(m.args[0]), ArrayT):
             return False
-        from lowering.indexing import plan_array_index
+        from everypath.lowering.indexing import plan_array_index
 
         try:
             return plan_array_index(self.spec.types[m.args[0]], self.spec.type_of(m.args[1])).kind == "view"
@@ -159,7 +159,7 @@ class FunctionEmitter:
             return False
 
     def _plan_masked(self) -> None:
-        from lowering.masked_update import plan_masked_updates
+        from everypath.lowering.masked_update import plan_masked_updates
 
         plan_masked_updates(self, self.spec.fn.body, self.masked)
         for p in self.masked.values():
@@ -268,7 +268,7 @@ class FunctionEmitter:
         if op is Opcode.SETITEM:
             self._store_checks(n.args[0], n.args[2])
             if n in self.masked:
-                from lowering.masked_update import emit_masked_update
+                from everypath.lowering.masked_update import emit_masked_update
 
                 emit_masked_update(self, self.masked[n])
             else:
@@ -333,7 +333,7 @@ class FunctionEmitter:
     def _pyint_checks(self, n: Node) -> None:
         """NumPy 2 raises OverflowError when a Python int does not fit the integer loop dtype it joins
         (`uint8_array + 300`): one check per operand, outside any element loop; in-range constants cost nothing."""
-        from lowering.emit_values import pyint_operand_checks
+        from everypath.lowering.emit_values import pyint_operand_checks
 
         for a, d in pyint_operand_checks(self, n):
             self.mark(n)
@@ -346,7 +346,7 @@ class FunctionEmitter:
             return
         d = bt.dtype
         if vt.dtype is DType.INT64 and d is not DType.INT64:
-            from lowering.emit_values import needs_int_check
+            from everypath.lowering.emit_values import needs_int_check
 
             if needs_int_check(value, d):
                 self.line(f"(void)ep::checked_int<{d.cpp}>({self.value(value)});")
@@ -381,7 +381,7 @@ class FunctionEmitter:
         if not n.args:
             return 'std::string("")'
         a = n.args[0]
-        from lowering.pyformat import message
+        from everypath.lowering.pyformat import message
 
         return message(self.value(a), self.ty(a))
 
@@ -416,7 +416,7 @@ class FunctionEmitter:
     def emit_for(self, n: Node) -> None:
         it = n.args[0]
         if it.op is Opcode.CALL and it.target == "builtins.range" and self._const_step(it) is not None:
-            from lowering.unit_stride import emit_range_versions
+            from everypath.lowering.unit_stride import emit_range_versions
 
             emit_range_versions(self, n)  # unit strides / in-bounds indices: a fast copy of the loop
             return

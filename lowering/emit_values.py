@@ -6,15 +6,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lowering.cpp import EmitError, cast, ctype, literal
-from lowering.indexing import IndexKind, plan_array_index
-from lowering.types import ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
-from tracer.ir import FunctionRef, Node, Opcode
-from variants.ops.elementwise import loop_dtypes
-from variants.registry import LowerSite, lookup_operator
+from everypath.lowering.cpp import EmitError, cast, ctype, literal
+from everypath.lowering.indexing import IndexKind, plan_array_index
+from everypath.base.types import ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
+from everypath.tracer.ir import FunctionRef, Node, Opcode
+from everypath.variants.ops.elementwise import loop_dtypes
+from everypath.variants.registry import LowerSite, lookup_operator
 
 if TYPE_CHECKING:
-    from lowering.emit import FunctionEmitter
+    from everypath.lowering.emit import FunctionEmitter
 
 ITERATOR_KEYS = frozenset({"builtins.enumerate", "builtins.zip", "builtins.reversed", "numpy.ndindex"})
 _CMP = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
@@ -87,7 +87,7 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
             return f"ep::py::not_({operands[0][0]})"
         common = types[0].dtype
         for t in types[1:]:
-            from lowering.types import join
+            from everypath.base.types import join
 
             j = join(ScalarT(common, True), t)
             assert isinstance(j, ScalarT)
@@ -211,8 +211,8 @@ def elementwise(fe: "FunctionEmitter", n: Node) -> str:
 def elementwise_paths(fe: "FunctionEmitter", n: Node, t: ArrayT, fn: str, leaves: list[str]) -> str:
     """A fused expression on each path the policy admits: loops, simd (when the expression
     has a batch form, lowering/simd_body.py), threads."""
-    from lowering.simd_body import NotVectorisable, simd_body
-    from variants.ops.elementwise import ELEMENTWISE_VARIANTS
+    from everypath.lowering.simd_body import NotVectorisable, simd_body
+    from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS
 
     loops = f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"
     options = []
@@ -348,7 +348,7 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
     if isinstance(vt, ScalarT):
         v = cast(v, vt, bt.dtype)
     if isinstance(vt, (TupleT, ListT)):  # a[i, :] = [0, 0, 1]: lowering/seq_assign.py
-        from lowering.seq_assign import CONVERT_HEADER, sequence_array_expr
+        from everypath.lowering.seq_assign import CONVERT_HEADER, sequence_array_expr
 
         v = sequence_array_expr(vt, v, bt.dtype)
         if plan.kind == "view":  # NumPy's "could not broadcast input array from shape ..." on a mismatch
@@ -397,7 +397,7 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
     if target == "builtins.slice":
         return "ep::make_slice(" + ", ".join(fe.value(a) for a in n.args) + ")"
     if target == "ep.format":
-        from lowering.pyformat import format_call
+        from everypath.lowering.pyformat import format_call
 
         return format_call([(fe.value(a), fe.ty(a)) for a in n.args])
     if target in ("operator.eq", "operator.ne") and all(isinstance(fe.ty(a), TupleT) for a in n.args):
@@ -407,7 +407,7 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         same = fe.ty(n.args[0]).dtype is fe.ty(n.args[1]).dtype
         return "true" if same == (target == "operator.eq") else "false"
     if target in ("operator.is_", "operator.is_not"):
-        from lowering.types import NoneT
+        from everypath.base.types import NoneT
 
         same = all(isinstance(fe.ty(a), NoneT) for a in n.args)
         return "true" if same == (target == "operator.is_") else "false"
@@ -422,7 +422,7 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         params = ", ".join(f"auto x{i}" for i in range(len(leaves)))
         expr = (f"ep::fused_sum_all<{fe.ty(n).dtype.cpp}, {src.dtype.cpp}, {src.ndim}>("
                 f"[&]({params}) {{ return {body}; }}, {', '.join(leaves)})")
-        from variants.ops.reductions import REDUCTION_VARIANTS
+        from everypath.variants.ops.reductions import REDUCTION_VARIANTS
 
         fe.used_paths.add("loops")
         return fe.site_call(n, f"fused:{fe.spec.op_keys[n]}", fe.ty(n).dtype.np.name,
@@ -440,7 +440,7 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
 
 
 def attribute(fe: "FunctionEmitter", n: Node) -> str:
-    from variants.attributes import attribute_lower
+    from everypath.variants.attributes import attribute_lower
 
     base = n.args[0]
     return attribute_lower(fe.ty(base), fe.value(base), n.target, fe.ty(n), ctype)

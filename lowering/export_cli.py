@@ -15,12 +15,12 @@ from pathlib import Path
 
 import click
 
-from everypath.errors import BuildError, CompileError
+from everypath.base.errors import BuildError, CompileError
 
 
 def _host_target() -> str:
-    from lowering.loader import host
-    from lowering.targets import native_linux
+    from everypath.lowering.loader import host
+    from everypath.lowering.targets import native_linux
 
     h = host()
     native = native_linux(h.arch, h.isa_level)
@@ -30,7 +30,7 @@ def _host_target() -> str:
 
 
 def _java(pf_gen: object, lib: Path, out: Path) -> None:
-    from lowering import jni
+    from everypath.lowering import jni
 
     binding = jni.jni_binding(pf_gen)  # type: ignore[arg-type]
     binding.write(out, out / f"{binding.library}.c")
@@ -55,12 +55,12 @@ def _java(pf_gen: object, lib: Path, out: Path) -> None:
 @click.option("--no-java", is_flag=True, help="Skip the JNI binding (no JDK needed).")
 def export_cmd(target: str, output: Path, no_java: bool) -> None:
     """Write MODULE.py:FUNC as a C library + header, a Java binding and an ES module, built for here."""
-    from everypath.settings import Settings
-    from lowering.bundle_cli import _one_function
-    from lowering.dispatch import PathPolicy
-    from lowering.pipeline import generate
-    from lowering.portable import build_target
-    from lowering.targets import ArtifactKind, get
+    from everypath.base.settings import Settings
+    from everypath.lowering.bundle_cli import _one_function
+    from everypath.lowering.dispatch import PathPolicy
+    from everypath.lowering.pipeline import generate
+    from everypath.lowering.portable import build_target
+    from everypath.lowering.targets import ArtifactKind, get
 
     pyfunc = _one_function(target)
     settings = Settings.from_env()

@@ -7,9 +7,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from lowering.types import ArrayT, ListT, NoneT, ScalarT, SliceT, TupleT, Type
-from tracer.ir import Node, Opcode
-from variants.registry import TypingError
+from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, SliceT, TupleT, Type
+from everypath.tracer.ir import Node, Opcode
+from everypath.variants.registry import TypingError
 
 
 class IndexKind(enum.Enum):
@@ -145,7 +145,7 @@ def check_setitem(base: Type, idx: Type, value: Type, idx_node: Node) -> None:
         raise TypingError(f"'{base}' object does not support item assignment")
     plan = plan_array_index(base, idx)
     if isinstance(value, (TupleT, ListT)):  # a[i] = (x, y): NumPy makes an array of it (lowering/seq_assign.py)
-        from lowering.seq_assign import sequence_as_array
+        from everypath.lowering.seq_assign import sequence_as_array
 
         if plan.kind == "element":
             raise TypingError("setting an array element with a sequence.")

@@ -13,16 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from everypath.errors import CompileError, CompileErrors, internal_error
-from lowering.indexing import index_type
-from lowering.types import (
+from everypath.base.errors import CompileError, CompileErrors, internal_error
+from everypath.lowering.indexing import index_type
+from everypath.base.types import (
     BOOL, INT, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT,
     Type, join, join_var,
     like_tensor,
 )
-from tracer.ir import Function, FunctionRef, Node, Opcode
-from lowering.weak_locals import check_union_reads
-from variants.registry import Site, TypingError, lookup_operator
+from everypath.tracer.ir import Function, FunctionRef, Node, Opcode
+from everypath.lowering.weak_locals import check_union_reads
+from everypath.variants.registry import Site, TypingError, lookup_operator
 
 
 @dataclass(eq=False)
@@ -171,7 +171,7 @@ class ProgramTyper:
             self._store(spec, n.target, ty(n.args[0]), n)
             return None
         if op is Opcode.GETATTR:
-            from variants.attributes import attribute_type
+            from everypath.variants.attributes import attribute_type
 
             base = ty(n.args[0])
             return None if base is None else like_tensor(attribute_type(base, n.target), base)
@@ -184,7 +184,7 @@ class ProgramTyper:
             base, idx, val = (ty(a) for a in n.args)
             if base is None or idx is None or val is None:
                 return None
-            from lowering.indexing import check_setitem
+            from everypath.lowering.indexing import check_setitem
 
             check_setitem(base, idx, val, n.args[1])
             return None
@@ -383,8 +383,8 @@ def _closure_for(spec: TypedFunction, t: Type | None) -> tuple[Node, TypedFuncti
 def const_type(value: Any) -> Type:
     import numpy as np
 
-    from lowering.annotations import describe_value_type
-    from lowering.types import DType, DTypeT, FuncT, StrT
+    from everypath.base.annotations import describe_value_type
+    from everypath.base.types import DType, DTypeT, FuncT, StrT
 
     if isinstance(value, str):
         return StrT()
@@ -432,11 +432,11 @@ def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> t
     by torch's rules (tensor.sum, torch.add for +: variants/ops/_torch.py)."""
     key = n.target
     if any(isinstance(t, ArrayT) and t.torch for t in (*arg_types, *kw_types.values())):
-        from variants.ops._torch import torch_key
+        from everypath.variants.ops._torch import torch_key
 
         key = torch_key(key, arg_types)
     if key.startswith("method."):
-        from lowering.types import GeneratorT
+        from everypath.base.types import GeneratorT
 
         recv = arg_types[0]
         meth = key.split(".", 1)[1]

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lowering.pipeline import Generated
+from everypath.lowering.pipeline import Generated
 
 ABI_H = Path(__file__).resolve().parent.parent / "variants" / "include" / "everypath" / "abi.h"
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from everypath.settings import Settings
-from lowering.bundle import Bundle, BundleError, open_bundle
-from lowering.targets import ArtifactKind
+from everypath.base.settings import Settings
+from everypath.lowering.bundle import Bundle, BundleError, open_bundle
+from everypath.lowering.targets import ArtifactKind
 
 log = logging.getLogger("everypath.bundle")
 
@@ -46,7 +46,7 @@ class Host:
 
 def host() -> Host:
     """This device (tests monkeypatch it to play a smaller CPU)."""
-    from telemetry.device import _arch, cpu_flags, isa_level
+    from everypath.telemetry.device import _arch, cpu_flags, isa_level
 
     arch = _arch()
     return Host(platform.system().lower(), arch, isa_level(arch, cpu_flags()))
@@ -178,8 +178,8 @@ def _table(b: Bundle, settings: Settings) -> Path | None:
 
 
 def _apply_table(b: Bundle, path: Path, settings: Settings) -> None:
-    from telemetry.device import process_device
-    from telemetry.shim import Shim
+    from everypath.telemetry.device import process_device
+    from everypath.telemetry.shim import Shim
 
     try:
         Shim._apply_table(path, str(process_device(settings)["device_class"]))
@@ -196,13 +196,13 @@ def load(path: str | os.PathLike, key: Any = None, settings: Settings | None = N
     table = _table(b, settings)  # every entry it uses is checked before any of its code runs
     sig = runtime_signature(b.manifest)
     settings.apply_openmp_defaults()
-    from telemetry.shim import start_telemetry
+    from everypath.telemetry.shim import start_telemetry
 
     start_telemetry(settings)  # once per process, as compiled functions do
     if table is not None:  # after the start: the bundle's table wins over a promoted one
         _apply_table(b, table, settings)
     from everypath.torch_boundary import wrap
-    from lowering import _runtime
+    from everypath.lowering import _runtime
 
     lib = _runtime.Library(str(so))
     fn = wrap(lib.bind(str(b.manifest["function"]["symbol"]), sig), sig)

@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lowering.types import ArrayT, DType, ScalarT
-from tracer.ir import Block, Node, Opcode
+from everypath.base.types import ArrayT, DType, ScalarT
+from everypath.tracer.ir import Block, Node, Opcode
 
 if TYPE_CHECKING:
-    from lowering.emit import FunctionEmitter
+    from everypath.lowering.emit import FunctionEmitter
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ def _same_ref(x: Node, y: Node) -> bool:
 
 
 def _plan_one(fe: "FunctionEmitter", s: Node, block: Block) -> MaskedUpdate | None:
-    from lowering.emit_values import element_operands, is_elementwise
+    from everypath.lowering.emit_values import element_operands, is_elementwise
 
     base, idx, val = s.args
     bt, it = fe.ty(base), fe.ty(idx)
@@ -95,7 +95,7 @@ def plan_masked_updates(fe: "FunctionEmitter", block: Block, out: dict[Node, Mas
 
 def emit_masked_update(fe: "FunctionEmitter", plan: MaskedUpdate) -> None:
     """ep::mask_update(a, m, [&](auto x0, ...) { ... }, leaves...) with ep::Self{} standing for a[m]."""
-    from lowering.emit_values import elem_type, element_operands, scalar_op
+    from everypath.lowering.emit_values import elem_type, element_operands, scalar_op
 
     leaves: list[str] = []
 
@@ -117,7 +117,7 @@ def emit_masked_update(fe: "FunctionEmitter", plan: MaskedUpdate) -> None:
     params = ", ".join(f"auto x{i}" for i in range(len(leaves)))
     call = (f"ep::mask_update({fe.value(base)}, {fe.value(idx)}, [&]({params}) {{ return {expr}; }}, "
             f"{', '.join(leaves)})")
-    from variants.ops.elementwise import ELEMENTWISE_VARIANTS
+    from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS
 
     dtype = fe.ty(base).dtype.np.name
     fe.line(fe.site_call(plan.setitem, "fused:mask_update", dtype, [(ELEMENTWISE_VARIANTS[0], call)],

@@ -12,20 +12,20 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
-from everypath.errors import CompileError, OpenSignatureError
-from everypath.settings import Settings
-from lowering.annotations import Annotation, OpenArrayT, annotation_text, to_type
-from lowering.build import build_shared, compiler_version, headers_digest
-from lowering.effects import mutated_params
-from lowering.infer import ProgramTyper, TypedFunction
-from lowering.signature import signature
-from lowering.types import ArrayT, ScalarT, Type
-from lowering import cache
-from lowering.cache import CompiledModule
-from lowering.dispatch import PathPolicy
-from lowering.sites import Site
-from lowering.unit import Entry, translation_unit_parts
-from tracer.callgraph import in_user_code, trace_program
+from everypath.base.errors import CompileError, OpenSignatureError
+from everypath.base.settings import Settings
+from everypath.base.annotations import Annotation, OpenArrayT, annotation_text, to_type
+from everypath.lowering.build import build_shared, compiler_version, headers_digest
+from everypath.lowering.effects import mutated_params
+from everypath.lowering.infer import ProgramTyper, TypedFunction
+from everypath.lowering.signature import signature
+from everypath.base.types import ArrayT, ScalarT, Type
+from everypath.lowering import cache
+from everypath.lowering.cache import CompiledModule
+from everypath.lowering.dispatch import PathPolicy
+from everypath.lowering.sites import Site
+from everypath.lowering.unit import Entry, translation_unit_parts
+from everypath.tracer.callgraph import in_user_code, trace_program
 
 def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tuple[Type, ...], dict[str, str]]:
     out: list[Type] = []
@@ -56,7 +56,7 @@ def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tup
 def _return_compatible(want: Any, got: Any) -> bool:
     """PEP 484 reading of a return annotation: scalars match by dtype (Python or NumPy
     scalar alike; float accepts ints, as the numeric tower does), containers item by item."""
-    from lowering.types import ListT, TupleT
+    from everypath.base.types import ListT, TupleT
 
     if isinstance(want, OpenArrayT):
         return isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype) and want.torch == got.torch
@@ -72,7 +72,7 @@ def _return_compatible(want: Any, got: Any) -> bool:
 
 def _crossable(t: Any) -> str | None:
     """Why a result of type t cannot be returned to Python (None: it can)."""
-    from lowering.types import ListT, TupleT
+    from everypath.base.types import ListT, TupleT
 
     if isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, ScalarT):
         return f"returning a list of {t.elem} is not supported yet: return tuple(...) of it instead"
@@ -103,7 +103,7 @@ def _check_return(spec: TypedFunction) -> None:
 
 def check_observation(spec: TypedFunction, obs: Any) -> None:
     """Static inference must agree with what the sandboxed run saw; disagreement is an error, never a wrong build."""
-    from lowering.types import NoneT, join
+    from everypath.base.types import NoneT, join
 
     def agrees(inferred: Any, seen: Any) -> bool:
         if seen is None or isinstance(seen, NoneT) or inferred is None:

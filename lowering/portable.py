@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from everypath.settings import Settings
-from lowering.build import compiler_version, headers_digest
-from lowering.cache import COMPILER_VERSION, FORMAT_VERSION
-from lowering.dispatch import PathPolicy
-from lowering.pipeline import Generated, generate
-from lowering.targets import ArtifactKind, Target, Toolchain, kind_status
-from lowering import toolchain
+from everypath.base.settings import Settings
+from everypath.lowering.build import compiler_version, headers_digest
+from everypath.lowering.cache import COMPILER_VERSION, FORMAT_VERSION
+from everypath.lowering.dispatch import PathPolicy
+from everypath.lowering.pipeline import Generated, generate
+from everypath.lowering.targets import ArtifactKind, Target, Toolchain, kind_status
+from everypath.lowering import toolchain
 
 PORTABLE_FORMAT = 1  # bump when the artifacts' layout or glue changes
 
@@ -86,9 +86,9 @@ class PortableFunction:
 
 
 def _operators(gen: Generated, target: Target) -> tuple[OperatorUse, ...]:
-    from variants.availability import available_on
-    from variants.ops.elementwise import ELEMENTWISE_VARIANTS
-    from variants.registry import TypingError, lookup_operator
+    from everypath.variants.availability import available_on
+    from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS
+    from everypath.variants.registry import TypingError, lookup_operator
 
     out = []
     for s in gen.sites:
@@ -134,24 +134,24 @@ def _key(target: Target, kind: ArtifactKind, texts: list[str], opt: str) -> str:
 def _glue(gen: Generated, target: Target, kind: ArtifactKind, unit_name: str, table: str | None) -> list[str]:
     """Sources beside the unit for one artifact kind (the executable's main, the wasm exports)."""
     if kind in (ArtifactKind.EXECUTABLE, ArtifactKind.WASI_EXE):
-        from lowering import standalone
+        from everypath.lowering import standalone
 
         return [standalone.main_source(gen, unit_name, table, target)]
     if kind is ArtifactKind.WASM:
-        from lowering import web
+        from everypath.lowering import web
 
         return [web.wasm_exports_source(gen, unit_name, table)]
     return []
 
 
 def _extras(gen: Generated, target: Target, kind: ArtifactKind, out_dir: Path) -> tuple[Path, ...]:
-    from lowering import cheader
+    from everypath.lowering import cheader
 
     files = []
     if kind in (ArtifactKind.SHARED, ArtifactKind.STATIC, ArtifactKind.WASM):
         files.append(_write_atomically(out_dir / f"{gen.name}.h", cheader.c_header(gen, target)))
     if kind is ArtifactKind.WASM and target.os == "web":
-        from lowering import web
+        from everypath.lowering import web
 
         files.append(_write_atomically(out_dir / f"{gen.name}.mjs", web.es_module(gen)))
     return tuple(files)

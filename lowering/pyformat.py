@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import enum
 
-from lowering.cpp import EmitError, string_literal
-from lowering.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, StrT, TupleT, Type
+from everypath.lowering.cpp import EmitError, string_literal
+from everypath.base.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, StrT, TupleT, Type
 
 
 class Mode(enum.Enum):

@@ -8,8 +8,8 @@ Python int out of the dtype's range its OverflowError.
 """
 from __future__ import annotations
 
-from lowering.types import ArrayT, DType, ListT, ScalarT, TupleT, Type
-from variants.registry import TypingError
+from everypath.base.types import ArrayT, DType, ListT, ScalarT, TupleT, Type
+from everypath.variants.registry import TypingError
 
 CONVERT_HEADER = "everypath/ops/convert.hpp"
 
@@ -67,6 +67,6 @@ def sequence_array_expr(t: Type, expr: str, dst: DType) -> str:
 
 
 def _py_int_into(t: Type | None, dt: DType) -> bool:
-    from variants.ops.creation import _py_int_into as rule
+    from everypath.variants.ops.creation import _py_int_into as rule
 
     return rule(t, dt)

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from lowering.types import ArrayT, ScalarT
-from tracer.ir import Node, Opcode
+from everypath.base.types import ArrayT, ScalarT
+from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
-    from lowering.bounds import LowerBounds
+    from everypath.lowering.bounds import LowerBounds
 
 Form = tuple[Any, int]  # (key or None for a constant, offset): the value key + offset
 Dims = tuple["Form | None", ...]

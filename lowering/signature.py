@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lowering.annotations import annotation_text
-from lowering.infer import TypedFunction
-from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.base.annotations import annotation_text
+from everypath.lowering.infer import TypedFunction
+from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
 
 
 def type_descriptor(t: Type) -> dict[str, Any]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowering.types import ArrayT, DType, ScalarT
-from tracer.ir import Node
+from everypath.base.types import ArrayT, DType, ScalarT
+from everypath.tracer.ir import Node
 
 if TYPE_CHECKING:
-    from lowering.emit import FunctionEmitter
+    from everypath.lowering.emit import FunctionEmitter
 
 VSC_OPS = frozenset({
     "add", "sub", "mul", "truediv", "negative", "positive", "square", "reciprocal", "absolute", "fabs", "sqrt",
@@ -38,10 +38,10 @@ def _dtype(t: object) -> DType:
 
 def simd_body(fe: "FunctionEmitter", n: Node, leaves: list[str], mask: bool = False) -> str:
     """ep::vsc expression for fused node n (leaves collects the operands); NotVectorisable if it is not."""
-    from lowering.emit_values import fast_power_name, is_inplace_array
+    from everypath.lowering.emit_values import fast_power_name, is_inplace_array
 
     key = fe.spec.op_keys.get(n, "")
-    from variants.registry import lookup_operator
+    from everypath.variants.registry import lookup_operator
 
     uf = lookup_operator(key).elementwise
     name = uf.cpp if uf is not None else ""

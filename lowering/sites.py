@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lowering.cpp import c_string
-from lowering.types import ArrayT, ListT, ScalarT, TupleT, Type
-from variants.registry import Family, Operator, Variant
+from everypath.lowering.cpp import c_string
+from everypath.base.types import ArrayT, ListT, ScalarT, TupleT, Type
+from everypath.variants.registry import Family, Operator, Variant
 
 # calls that are not recorded: Python builtins and math on scalars, containers, and views or
 # metadata of arrays (O(1); a record would cost more than the call)

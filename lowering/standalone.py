@@ -19,9 +19,9 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from lowering.pipeline import Generated
-from lowering.targets import Target
-from lowering.types import DType
+from everypath.lowering.pipeline import Generated
+from everypath.lowering.targets import Target
+from everypath.base.types import DType
 
 _NO_DEFAULT = object()
 _PY_NAMES = {"int64": "int", "float64": "float", "bool": "bool", "complex128": "complex"}
@@ -206,7 +206,7 @@ def _slots(params: list[tuple[dict[str, Any], list[Leaf]]]) -> tuple[list[str], 
 def table_source(table: str) -> list[str]:
     """C++ data of a selection table (format 1), every device class's entries validated by
     telemetry.table.load_table: a table the Python host would refuse is refused at build time."""
-    from telemetry.table import TableError, load_table
+    from everypath.telemetry.table import TableError, load_table
 
     doc = json.loads(table)
     fd, tmp = tempfile.mkstemp(suffix=".json")

@@ -170,7 +170,7 @@ def status(target: Target, env: dict[str, str] | None = None) -> TargetStatus:
             return TargetStatus(False, f"built with the host g++ on Linux x86-64; this host is "
                                        f"{platform.system()} {platform.machine()}")
         return TargetStatus(True, None)
-    from lowering.toolchain import zig_available
+    from everypath.lowering.toolchain import zig_available
 
     ok, why = zig_available()
     if not ok:

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from everypath.errors import BuildError
-from lowering.targets import TARGETS, ArtifactKind, Target, Toolchain, sdk_path
+from everypath.base.errors import BuildError
+from everypath.lowering.targets import TARGETS, ArtifactKind, Target, Toolchain, sdk_path
 
 INCLUDE_DIR = Path(__file__).resolve().parent.parent / "variants" / "include"
 
@@ -191,7 +191,7 @@ def warm(names: list[str] | None = None, log: bool = True) -> list[tuple[str, st
         for t in TARGETS.values():
             if names and t.name not in names:
                 continue
-            from lowering.targets import kind_status
+            from everypath.lowering.targets import kind_status
 
             for kind in t.kinds:
                 if t.for_kind(kind).toolchain is not Toolchain.ZIG:

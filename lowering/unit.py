@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from lowering.cpp import ctype
-from lowering.emit import FunctionEmitter, return_ctype
-from lowering.dispatch import PathPolicy
-from lowering.infer import TypedFunction
-from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.lowering.cpp import ctype
+from everypath.lowering.emit import FunctionEmitter, return_ctype
+from everypath.lowering.dispatch import PathPolicy
+from everypath.lowering.infer import TypedFunction
+from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
 
-from lowering.cache import FORMAT_VERSION
-from lowering.sites import Site, SiteTable
+from everypath.lowering.cache import FORMAT_VERSION
+from everypath.lowering.sites import Site, SiteTable
 
 CORE_HEADER = "everypath/everypath.hpp"
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lowering.indexing import plan_array_index
-from lowering.types import ArrayT, ScalarT
-from tracer.ir import Node, Opcode
+from everypath.lowering.indexing import plan_array_index
+from everypath.base.types import ArrayT, ScalarT
+from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
-    from lowering.emit import FunctionEmitter
+    from everypath.lowering.emit import FunctionEmitter
 
 _ALLOWED = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.STORE, Opcode.GETITEM, Opcode.SETITEM, Opcode.CALL,
                       Opcode.IF, Opcode.BREAK, Opcode.CONTINUE, Opcode.FOR})
@@ -35,7 +35,7 @@ def _constant_range(n: Node) -> bool:
 
 def _array_name(n: Node) -> str | None:
     """The C++ name the emitter gives the array (lowering.emit.ident for locals)."""
-    from lowering.emit import ident
+    from everypath.lowering.emit import ident
 
     if n.op is Opcode.LOAD and isinstance(n.target, str):
         return ident(n.target)
@@ -47,8 +47,8 @@ def _array_name(n: Node) -> str | None:
 def unit_stride_arrays(fe: "FunctionEmitter", loop: Node) -> dict[str, int] | None:
     """{C++ array name: ndim} to check before the fast version of loop, or None when the
     loop is not a candidate (nested loops, array-valued calls, wrapping indices, ...)."""
-    from lowering.emit import ident
-    from lowering.emit_values import _element_accessor_kind
+    from everypath.lowering.emit import ident
+    from everypath.lowering.emit_values import _element_accessor_kind
 
     arrays: dict[str, int] = {}
     stored: set[str] = set()

@@ -25,8 +25,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import wasmtime
 
-from lowering.web import LAYOUT, LAYOUT_ORDER
-from lowering.tracebacks import split_message, synthetic_traceback
+from everypath.lowering.web import LAYOUT, LAYOUT_ORDER
+from everypath.lowering.tracebacks import split_message, synthetic_traceback
 
 
 @functools.lru_cache(maxsize=1)

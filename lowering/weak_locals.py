@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lowering.types import ArrayT, MaybeWeakT, ScalarT
-from tracer.ir import Node, Opcode
+from everypath.base.types import ArrayT, MaybeWeakT, ScalarT
+from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
-    from lowering.infer import ProgramTyper, TypedFunction
+    from everypath.lowering.infer import ProgramTyper, TypedFunction
 
 
 def check_union_reads(typer: "ProgramTyper", spec: "TypedFunction", n: Node) -> None:
@@ -43,8 +43,8 @@ def _absorbs(spec: "TypedFunction", n: Node, a: Node, t: MaybeWeakT) -> bool:
         return a is n.args[2] and isinstance(base, ArrayT) and base.dtype is t.strong and not base.torch
     if n.op is not Opcode.CALL or n.kwargs:
         return False
-    from variants.ops.elementwise import loop_dtypes
-    from variants.registry import lookup_operator
+    from everypath.variants.ops.elementwise import loop_dtypes
+    from everypath.variants.registry import lookup_operator
 
     key = spec.op_keys.get(n)
     uf = lookup_operator(key).elementwise if key is not None else None

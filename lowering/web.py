@@ -26,8 +26,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from lowering.cpp import c_string
-from lowering.pipeline import Generated
+from everypath.lowering.cpp import c_string
+from everypath.lowering.pipeline import Generated
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "web_runtime"
 
@@ -64,7 +64,7 @@ def _table_lines(table: str | None) -> list[str]:
     """C++ putting the selection table's "*" entries in force at attach (wasm has no device class yet)."""
     if not table:
         return []
-    from telemetry.table import load_table
+    from everypath.telemetry.table import load_table
 
     with tempfile.TemporaryDirectory() as d:  # load_table reads a file: it keeps the one validation
         p = Path(d) / "selection-table.json"

@@ -19,11 +19,11 @@ from typing import Any, Callable
 import numpy as np
 import pyarrow as pa
 
-from everypath.settings import Settings
-from selector.autotune_inputs import Target
-from telemetry.records import CallSite, RawCalls, to_batch
-from telemetry.schema import AUTOTUNE_SCHEMA
-from telemetry.shim import SiteCatalog, drain, stop_telemetry
+from everypath.base.settings import Settings
+from everypath.selector.autotune_inputs import Target
+from everypath.telemetry.records import CallSite, RawCalls, to_batch
+from everypath.telemetry.schema import AUTOTUNE_SCHEMA
+from everypath.telemetry.shim import SiteCatalog, drain, stop_telemetry
 
 
 class Status:
@@ -68,7 +68,7 @@ class Sweep:
 
     def __init__(self, cfg: SweepConfig, settings: Settings, device: dict[str, object],
                  progress: Callable[[str], None] = lambda s: None) -> None:
-        from lowering import _runtime
+        from everypath.lowering import _runtime
 
         self.rt, self.cfg, self.device, self.progress = _runtime, cfg, device, progress
         self.settings = replace(settings, telemetry=False)  # this sweep drains the hub itself

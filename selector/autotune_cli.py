@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 
 # --isa names -> (gcc -march, the level the rows record; None = this host's own)
 _ISA = {"native": ("native", None), "baseline": ("x86-64", "x86-64-v1"), "v1": ("x86-64", "x86-64-v1"),
@@ -82,10 +82,10 @@ def run_here(targets_spec: str | None, ops: str | None, fixed: tuple[str, ...], 
     import pyarrow.parquet as pq
     from rich.console import Console
 
-    from selector.autotune import Sweep
-    from selector.autotune_inputs import module_targets, op_targets, parse_fixed
-    from telemetry.device import process_device
-    from telemetry.lake import Lake
+    from everypath.selector.autotune import Sweep
+    from everypath.selector.autotune_inputs import module_targets, op_targets, parse_fixed
+    from everypath.telemetry.device import process_device
+    from everypath.telemetry.lake import Lake
 
     device = process_device(settings)
     console = Console(stderr=True, quiet=quiet)
@@ -113,7 +113,7 @@ def run_here(targets_spec: str | None, ops: str | None, fixed: tuple[str, ...], 
 
 
 def _child(argv: list[str], march: str, level: str | None, threads: int | None) -> subprocess.CompletedProcess[str]:
-    from telemetry.device import DeviceVariant
+    from everypath.telemetry.device import DeviceVariant
 
     env = dict(os.environ, EVERYPATH_MARCH=march, EVERYPATH_DEVICE_VARIANT=DeviceVariant(level, threads).label)
     if threads is not None:
@@ -140,8 +140,8 @@ def _child(argv: list[str], march: str, level: str | None, threads: int | None) 
 def autotune_cmd(target: str | None, ops: str | None, sizes: str, dtype: str, fixed: tuple[str, ...], repeats: int,
                  warmup: int, isa: str, threads: str, lake_dir: Path | None, as_json: bool, here: bool) -> None:
     """Measure every variant of every operator TARGET (MODULE.py[:FUNC]) calls, or of --ops, on a grid of sizes."""
-    from selector.autotune import SweepConfig
-    from selector.autotune_inputs import AutotuneError
+    from everypath.selector.autotune import SweepConfig
+    from everypath.selector.autotune_inputs import AutotuneError
 
     if not target and not ops:
         raise click.UsageError("give a TARGET (MODULE.py[:FUNC]) or --ops OP,...")

@@ -148,8 +148,8 @@ def module_targets(spec: str, fixed: dict[str, Any]) -> list[Target]:
 
 def op_targets(ops: list[str], dtype: str, workdir: Path) -> list[Target]:
     """One-line kernels calling each operator (the recipes `everypath ops bench` uses)."""
-    from variants.opbench import recipe
-    from variants.registry import TypingError, lookup_operator
+    from everypath.variants.opbench import recipe
+    from everypath.variants.registry import TypingError, lookup_operator
 
     out = []
     for key in ops:

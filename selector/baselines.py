@@ -20,9 +20,9 @@ from sklearn.base import BaseEstimator
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.utils.validation import check_is_fitted
 
-from selector.evaluate import groups
-from selector.features import features, target
-from selector.model import Chooser, fit_variants
+from everypath.selector.evaluate import groups
+from everypath.selector.features import features, target
+from everypath.selector.model import Chooser, fit_variants
 
 
 class SBS(Chooser, BaseEstimator):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from everypath.settings import Settings
-from telemetry.cli import telemetry_group
+from everypath.base.settings import Settings
+from everypath.telemetry.cli import telemetry_group
 
 
 @click.group("selector")
@@ -26,7 +26,7 @@ def retrain_cmd(lake_dir: Path | None, registry_dir: Path | None, max_rows: int 
     """Fit the selector on the lake, evaluate it on held-out devices, store and maybe promote it."""
     from rich.console import Console
 
-    from selector.retrain import MAX_ROWS, RetrainConfig, retrain
+    from everypath.selector.retrain import MAX_ROWS, RetrainConfig, retrain
 
     s = Settings.from_env()
     err = Console(stderr=True)
@@ -54,7 +54,7 @@ def retrain_cmd(lake_dir: Path | None, registry_dir: Path | None, max_rows: int 
 @click.option("--lake", "lake_dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 def simulate_cmd(devices: int, rows: int, seed: int, lake_dir: Path | None) -> None:
     """Write a synthetic fleet's calls (runtime "simulated", device ids "sim-...") into the lake."""
-    from selector.simulate import SimConfig, simulate_into
+    from everypath.selector.simulate import SimConfig, simulate_into
 
     n = simulate_into(lake_dir or Settings.from_env().lake, SimConfig(devices=devices, rows=rows, seed=seed))
     click.echo(f"{n} simulated rows stored")

@@ -50,7 +50,7 @@ def family(op: str) -> str:
 
 
 def _registry_family(op: str) -> str:
-    from variants.registry import registry
+    from everypath.variants.registry import registry
 
     entry = registry().ops.get(op)
     if entry is None:

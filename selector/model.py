@@ -33,8 +33,8 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
-from selector.evaluate import shape_key
-from selector.features import CATEGORICAL, features, log_flops, target
+from everypath.selector.evaluate import shape_key
+from everypath.selector.features import CATEGORICAL, features, log_flops, target
 
 MAX_WEIGHT = 50.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf
 FORMAT = 2  # 2: log-time-per-FLOP target + device calibration (models of format 1 are not comparable)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 # Reviewed: the estimator classes this package stores and the scikit-learn internals they hold.
 TRUSTED: tuple[str, ...] = (
-    "selector.model.VariantSelector",  # ours: plain attributes (vocabularies, column names, the HGB)
+    "everypath.selector.model.VariantSelector",  # ours: plain attributes (vocabularies, column names, the HGB)
     "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",  # HGB's trees (numpy node arrays)
     # HGB keeps functools.partial(check_array, ...) as its input validator: a function reference, no code
     "functools.partial",

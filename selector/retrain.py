@@ -19,11 +19,11 @@ from typing import Callable
 
 import pandas as pd
 
-from selector.baselines import KNN, SBS, Lookup
-from selector.evaluate import Metrics, fold, groups, score, score_after_sweep, split
-from selector.model import FORMAT, Chooser, VariantSelector
-from selector.registry import Registry
-from selector import table as export
+from everypath.selector.baselines import KNN, SBS, Lookup
+from everypath.selector.evaluate import Metrics, fold, groups, score, score_after_sweep, split
+from everypath.selector.model import FORMAT, Chooser, VariantSelector
+from everypath.selector.registry import Registry
+from everypath.selector import table as export
 
 MAX_ROWS = 1_000_000  # ~1M stratified rows gave the same quality as 10M (measured, shared/README.md)
 COLUMNS = ("ts", "op", "variant", "dtype", "shape", "n_elements", "latency_ns", "explore", "propensity", "device_id",
@@ -39,7 +39,7 @@ class RetrainConfig:
 
 def load_rows(lake_dir: Path, max_rows: int) -> pd.DataFrame:
     """Rows of the lake, a deterministic sample stratified by (device class, op) past max_rows."""
-    from telemetry.views import query
+    from everypath.telemetry.views import query
 
     cols = ", ".join(COLUMNS)
     n = int(query(lake_dir, "SELECT count(*) AS n FROM calls").column("n")[0].as_py())

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from selector.fleet import OPERATORS, Profile, available, draw_dims, draw_profile, latency_ns, recorded_shape
-from telemetry.records import MAX_DIMS, CallSite, RawCalls, to_batch
+from everypath.selector.fleet import OPERATORS, Profile, available, draw_dims, draw_profile, latency_ns, recorded_shape
+from everypath.telemetry.records import MAX_DIMS, CallSite, RawCalls, to_batch
 
 START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)  # fixed: a seed gives the same rows
 SWEEP_REPEATS = 3
@@ -33,7 +33,7 @@ class SimConfig:
 
 def registry_variants() -> dict[str, tuple[str, ...]]:
     """Each simulated operator's variants as the operator registry declares them."""
-    from variants.registry import registry
+    from everypath.variants.registry import registry
 
     ops = registry().ops
     return {op: tuple(v.path for v in ops[op.removeprefix("fused:")].variants) for op in OPERATORS}
@@ -41,7 +41,7 @@ def registry_variants() -> dict[str, tuple[str, ...]]:
 
 def builtin_choice(op: str, n: int, variants: tuple[str, ...]) -> int:
     """The shim's default without a table: the last variant whose min_work n reaches."""
-    from variants.registry import registry
+    from everypath.variants.registry import registry
 
     min_work = {v.path: v.min_work for v in registry().ops[op.removeprefix("fused:")].variants}
     best = 0
@@ -123,7 +123,7 @@ def simulate(cfg: SimConfig) -> list[pa.RecordBatch]:
 
 def simulate_into(lake_dir: Path, cfg: SimConfig) -> int:
     """Write the fleet into a lake as one idempotent batch per device; returns rows stored."""
-    from telemetry.lake import Lake
+    from everypath.telemetry.lake import Lake
 
     lake = Lake(lake_dir)
     rows = 0

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from selector.baselines import SBS
-from selector.evaluate import DEVICE_KEYS
-from selector.model import Chooser, expand
+from everypath.selector.baselines import SBS
+from everypath.selector.evaluate import DEVICE_KEYS
+from everypath.selector.model import Chooser, expand
 
 MAX_LOG2 = 26
 TOP_K = 2

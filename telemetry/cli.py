@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 
 
 def _lake_option(f):  # type: ignore[no-untyped-def]
@@ -18,7 +18,7 @@ def _lake_option(f):  # type: ignore[no-untyped-def]
 
 
 def _lake(lake_dir: Path | None):  # type: ignore[no-untyped-def]
-    from telemetry.lake import Lake
+    from everypath.telemetry.lake import Lake
 
     return Lake(lake_dir if lake_dir is not None else Settings.from_env().lake)
 
@@ -54,7 +54,7 @@ def query_cmd(lake_dir: Path | None, as_json: bool, sql: str) -> None:
     """Run SQL over the views calls, op_latency, daily, trend."""
     import duckdb
 
-    from telemetry.views import query
+    from everypath.telemetry.views import query
 
     try:
         table = query(_lake(lake_dir), sql)
@@ -82,7 +82,7 @@ def stats_cmd(lake_dir: Path | None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from telemetry.views import query
+    from everypath.telemetry.views import query
 
     lake = _lake(lake_dir)
     files = lake.files()
@@ -111,7 +111,7 @@ def stats_cmd(lake_dir: Path | None) -> None:
               help="Seconds a partition must have been quiet before it is compacted.")
 def compact_cmd(lake_dir: Path | None, grace: float) -> None:
     """Merge closed partitions into one file each and refresh the daily roll-ups."""
-    from telemetry.compact import compact
+    from everypath.telemetry.compact import compact
 
     try:
         r = compact(_lake(lake_dir), grace_s=grace)
@@ -126,7 +126,7 @@ def compact_cmd(lake_dir: Path | None, grace: float) -> None:
 @click.argument("spools", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def ingest_cmd(lake_dir: Path | None, spools: tuple[Path, ...]) -> None:
     """Import spool files written by standalone programs (renamed to *.ingested)."""
-    from telemetry.spool import SpoolError, ingest
+    from everypath.telemetry.spool import SpoolError, ingest
 
     lake, failed = _lake(lake_dir), 0
     for p in spools:
@@ -149,7 +149,7 @@ def ingest_cmd(lake_dir: Path | None, spools: tuple[Path, ...]) -> None:
 @click.option("--max-bytes", type=int, default=64 << 20, show_default=True)
 def serve_cmd(lake_dir: Path | None, host: str, port: int, token_file: Path | None, max_bytes: int) -> None:
     """Accept uploads from devices (POST /v1/calls) into the lake."""
-    from telemetry.collector import CollectorConfig, make_server
+    from everypath.telemetry.collector import CollectorConfig, make_server
 
     token = token_file.read_text().strip() if token_file else Settings.from_env().collector_token
     if not token:
@@ -170,7 +170,7 @@ def serve_cmd(lake_dir: Path | None, host: str, port: int, token_file: Path | No
 @click.option("--token", default=None, help="Bearer token (default: EVERYPATH_COLLECTOR_TOKEN).")
 def upload_cmd(lake_dir: Path | None, url: str | None, token: str | None) -> None:
     """Send local parts not uploaded yet to a collector (opt-in)."""
-    from telemetry.upload import upload
+    from everypath.telemetry.upload import upload
 
     s = Settings.from_env()
     url, token = url or s.collector_url, token or s.collector_token

@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from telemetry.lake import BATCH_ID, Lake, SchemaError
+from everypath.telemetry.lake import BATCH_ID, Lake, SchemaError
 
 log = logging.getLogger("everypath.telemetry.collector")
 

@@ -26,9 +26,9 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from telemetry.lake import FILE_SCHEMA, ROW_GROUP, STATS_COLUMNS, Lake, write_parquet
-from telemetry.upload import ledger, note_uploaded, part_id
-from telemetry.views import ROLLUP_SCHEMA, daily_sql
+from everypath.telemetry.lake import FILE_SCHEMA, ROW_GROUP, STATS_COLUMNS, Lake, write_parquet
+from everypath.telemetry.upload import ledger, note_uploaded, part_id
+from everypath.telemetry.views import ROLLUP_SCHEMA, daily_sql
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100

@@ -17,25 +17,14 @@ import shutil
 import socket
 import subprocess
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from everypath.base.isa import ARM_FLAGS, LEVEL_FLAGS, RELEVANT_FLAGS, DeviceVariant, isa_level
+
 if TYPE_CHECKING:
-    from everypath.settings import Settings
+    from everypath.base.settings import Settings
 
-# psABI x86-64 micro-architecture levels, by /proc/cpuinfo flag names
-_X86_V2 = {"cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3"}
-_X86_V3 = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
-_X86_V4 = {"avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"}
-
-# the flags variants care about (a fixed subset keeps classes stable across kernel versions)
-RELEVANT_FLAGS = (
-    "sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd",
-    "avx512_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8",
-    "neon", "asimd", "asimddp", "fphp", "asimdhp", "sve", "sve2", "sme", "i8mm", "bf16",
-)
-_ARM_FLAGS = {"asimd": "neon"}  # /proc/cpuinfo says asimd where compilers say neon
 
 _CLASS_KEYS = ("arch", "os", "cpu_model", "isa_level", "isa_flags", "cores", "l1d_kib", "l2_kib", "l3_kib", "gpu",
                "runtime")
@@ -64,30 +53,12 @@ def _arch() -> str:
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(m, m)
 
 
-def isa_level(arch: str, flags: set[str]) -> str:
-    """x86-64-v1..v4 per the psABI levels; armv8 (+ .2 with dotprod/fp16, armv9 with sve2) on arm."""
-    if arch == "x86_64":
-        level = "x86-64-v1"
-        if _X86_V2 <= flags:
-            level = "x86-64-v2"
-            if _X86_V3 <= flags:
-                level = "x86-64-v3"
-                if _X86_V4 <= flags:
-                    level = "x86-64-v4"
-        return level
-    if arch == "aarch64":
-        if "sve2" in flags:
-            return "armv9"
-        return "armv8.2" if {"asimddp", "asimdhp"} & flags else "armv8"
-    return arch
-
-
 def cpu_flags(info: dict[str, str] | None = None) -> set[str]:
     info = _cpuinfo() if info is None else info
     raw = set((info.get("flags") or info.get("features") or "").split())
     if _arch() == "aarch64":
         raw |= {"neon"}  # always present on aarch64 (AdvSIMD is mandatory)
-        raw |= {_ARM_FLAGS[f] for f in raw if f in _ARM_FLAGS}
+        raw |= {ARM_FLAGS[f] for f in raw if f in ARM_FLAGS}
     return raw
 
 
@@ -167,45 +138,6 @@ def device_class(fields: dict[str, object]) -> str:
     return hashlib.sha256(json.dumps(feats, sort_keys=True).encode()).hexdigest()[:12]
 
 
-# the RELEVANT_FLAGS each psABI level may use (a build for a level sees no flag of a higher one)
-_LEVEL_FLAGS = {
-    "x86-64-v1": set(),
-    "x86-64-v2": {"sse4_2"},
-    "x86-64-v3": {"sse4_2", "avx", "avx2", "fma", "f16c", "bmi2"},
-    "x86-64-v4": {"sse4_2", "avx", "avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512dq",
-                  "avx512cd"},
-}
-
-
-@dataclass(frozen=True)
-class DeviceVariant:
-    """A restricted view of this host that `everypath autotune` measures as a device of its own:
-    code built for a lower ISA level and/or OpenMP teams of fewer threads. Its rows say so:
-    isa_level/isa_flags/cores describe what the code could use, and the device_id carries the
-    label (e.g. "<id>+x86-64-v2+1t"), so they never pass for a different machine."""
-
-    isa_level: str | None = None  # x86-64-v1..v4 (None: this host's own)
-    threads: int | None = None  # OpenMP threads (None: all)
-
-    @property
-    def label(self) -> str:
-        return "".join(f"+{p}" for p in (self.isa_level, f"{self.threads}t" if self.threads else None) if p)
-
-    @staticmethod
-    def parse(text: str) -> "DeviceVariant":
-        """From a label as `label` writes it ("+x86-64-v2+1t", "+4t"; empty: the host itself)."""
-        isa, threads = None, None
-        for part in filter(None, text.split("+")):
-            if part in _LEVEL_FLAGS:
-                isa = part
-            elif part.endswith("t") and part[:-1].isdigit() and int(part[:-1]) > 0:
-                threads = int(part[:-1])
-            else:
-                raise ValueError(f"device variant {text!r}: {part!r} is neither an x86-64 level "
-                                 f"({', '.join(_LEVEL_FLAGS)}) nor a thread count like '1t'")
-        return DeviceVariant(isa, threads)
-
-
 def restrict(fields: dict[str, object], variant: DeviceVariant) -> dict[str, object]:
     """The device fields of `variant` of the host described by fields (a new class and id)."""
     out = dict(fields)
@@ -216,7 +148,7 @@ def restrict(fields: dict[str, object], variant: DeviceVariant) -> dict[str, obj
         host = str(fields.get("isa_level") or "x86-64-v1")
         if variant.isa_level > host:  # "x86-64-vN" strings order like their levels
             raise ValueError(f"device variant {variant.label}: this host supports up to {host}")
-        allowed = _LEVEL_FLAGS[variant.isa_level]
+        allowed = LEVEL_FLAGS[variant.isa_level]
         out["isa_level"] = variant.isa_level
         out["isa_flags"] = " ".join(f for f in str(fields.get("isa_flags") or "").split() if f in allowed)
     if variant.threads is not None:
@@ -233,7 +165,7 @@ def device_fields(runtime: str = "cpython-extension", lake_root: Path | None = N
     if variant is not None and variant.label:
         return restrict(device_fields(runtime, lake_root), variant)
     if lake_root is None:
-        from everypath.settings import Settings
+        from everypath.base.settings import Settings
 
         lake_root = Settings.from_env().lake
     key = (runtime, str(lake_root))

@@ -21,9 +21,9 @@ from types import FrameType
 
 import pyarrow as pa
 
-from everypath.settings import Settings
-from telemetry.lake import Lake
-from telemetry.records import CallSite, RawCalls, to_batch
+from everypath.base.settings import Settings
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.records import CallSite, RawCalls, to_batch
 
 log = logging.getLogger("everypath.telemetry")
 

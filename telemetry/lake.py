@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from telemetry.schema import CALLS_SCHEMA, SCHEMA_VERSION, check_schema
+from everypath.telemetry.schema import CALLS_SCHEMA, SCHEMA_VERSION, check_schema
 
 BATCH_ID = re.compile(r"[A-Za-z0-9_-]{8,64}")
 ROW_GROUP = 1 << 20  # big row groups: pyarrow's small defaults make writes and scans several times slower

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from telemetry.schema import CALLS_SCHEMA
+from everypath.telemetry.schema import CALLS_SCHEMA
 
 MAX_DIMS = 4  # shapes of higher rank keep their first MAX_DIMS - 1 dims and the product of the rest
 

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from everypath.settings import Settings
-from telemetry.records import CallSite, RawCalls
+from everypath.base.settings import Settings
+from everypath.telemetry.records import CallSite, RawCalls
 
 log = logging.getLogger("everypath.telemetry")
 
@@ -69,7 +69,7 @@ class Shim:
         self._prev_handlers: dict[int, Any] = {}
 
     def start(self, settings: Settings) -> None:
-        from lowering import _runtime
+        from everypath.lowering import _runtime
 
         with self._lock:
             if self._started:
@@ -80,7 +80,7 @@ class Shim:
         table = self._table_path(settings)
         if table is not None:  # before the first call: the learned choice serves every call (~ms, once)
             try:
-                from telemetry.device import process_device
+                from everypath.telemetry.device import process_device
 
                 device = process_device(settings)
                 self._apply_table(table, str(device["device_class"]))
@@ -130,18 +130,18 @@ class Shim:
 
     def _start_background(self, settings: Settings, record: bool) -> None:
         """The device fingerprint and the flusher (pyarrow and the lake load here, off the caller's path)."""
-        from lowering import _runtime
+        from everypath.lowering import _runtime
 
         try:
-            from telemetry.device import process_device
-            from telemetry.lake import Lake
+            from everypath.telemetry.device import process_device
+            from everypath.telemetry.lake import Lake
 
             lake = Lake(settings.lake)
             device = process_device(settings)
             if record:
                 import pyarrow as pa
 
-                from telemetry.flusher import Flusher
+                from everypath.telemetry.flusher import Flusher
 
                 pa.array(["warm-up"], pa.string())  # pyarrow's first use imports pandas: here, not at exit
 
@@ -164,8 +164,8 @@ class Shim:
 
     @staticmethod
     def _apply_table(path: Path, device_class: str) -> None:
-        from lowering import _runtime
-        from telemetry.table import TableError, load_table
+        from everypath.lowering import _runtime
+        from everypath.telemetry.table import TableError, load_table
 
         try:
             table = load_table(path, device_class)

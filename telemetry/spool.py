@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from telemetry.lake import Lake
-from telemetry.records import MAX_DIMS, CallSite, RawCalls
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.records import MAX_DIMS, CallSite, RawCalls
 
 MAGIC = b"EPSPOOL1"
 VERSION = 1
@@ -117,15 +117,15 @@ def ingest(path: Path | str, lake: Lake) -> tuple[int, bool]:
     """Publish a spool into the lake and rename it to *.ingested; (rows, stored)."""
     import os
 
-    from telemetry.device import device_fields
-    from telemetry.records import to_batch
+    from everypath.telemetry.device import device_fields
+    from everypath.telemetry.records import to_batch
 
     path = Path(path)
     raw, sites, runtime, device = read_spool_full(path)
     if device is None:
         device = device_fields(runtime=runtime, lake_root=lake.root)
     else:
-        from telemetry.device import device_class, salt
+        from everypath.telemetry.device import device_class, salt
 
         if not device.get("device_id") and device.get("machine_key"):
             # a standalone executable sends a hash of its machine id, never the id: salted with this

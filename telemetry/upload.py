@@ -19,8 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from telemetry.collector import ARROW_STREAM
-from telemetry.lake import Lake
+from everypath.telemetry.collector import ARROW_STREAM
+from everypath.telemetry.lake import Lake
 
 
 @dataclass

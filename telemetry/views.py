@@ -15,8 +15,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from telemetry.lake import FILE_SCHEMA, Lake
-from telemetry.schema import AUTOTUNE_SCHEMA
+from everypath.telemetry.lake import FILE_SCHEMA, Lake
+from everypath.telemetry.schema import AUTOTUNE_SCHEMA
 
 ROLLUP_SCHEMA = pa.schema([
     ("op", pa.string()), ("variant", pa.string()), ("device_class", pa.string()), ("function", pa.string()),

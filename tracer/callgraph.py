@@ -8,11 +8,11 @@ import sysconfig
 import types
 from dataclasses import dataclass, field
 
-from everypath.errors import CompileError, CompileErrors, SourceLocation
-from lowering.annotations import evaluate_annotation
-from tracer.frontend import trace_function
-from tracer.globals import GlobalRead, unique
-from tracer.ir import Function, FunctionRef
+from everypath.base.errors import CompileError, CompileErrors, SourceLocation
+from everypath.base.annotations import evaluate_annotation
+from everypath.tracer.frontend import trace_function
+from everypath.tracer.globals import GlobalRead, unique
+from everypath.tracer.ir import Function, FunctionRef
 
 MAX_CONST_SPECIALISATIONS = 8  # per helper; further constant call sites share the generic trace
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import click
 
-from everypath.errors import CompileError
+from everypath.base.errors import CompileError
 
 
 @click.command("trace")
@@ -12,7 +12,7 @@ from everypath.errors import CompileError
 def trace_cmd(target: str, typed: bool) -> None:
     """Print the IR of MODULE.py:FUNC (or of every @compile function in MODULE.py)."""
     from everypath.modules import resolve_target
-    from lowering.pipeline import ir_text
+    from everypath.lowering.pipeline import ir_text
 
     _, funcs = resolve_target(target)
     for _, obj in funcs:

@@ -22,14 +22,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from everypath.errors import CompileError, SourceLocation, SourceSyntaxError
-from tracer.globals import ABSENT, GlobalRead, GlobalScope, value_digest
-from tracer.ir import Block, Function, FunctionRef, Node, Opcode, Param
-from tracer.statics import (
+from everypath.base.errors import CompileError, SourceLocation, SourceSyntaxError
+from everypath.tracer.globals import ABSENT, GlobalRead, GlobalScope, value_digest
+from everypath.tracer.ir import Block, Function, FunctionRef, Node, Opcode, Param
+from everypath.tracer.statics import (
     EXCEPTION_NAMES, NOT_CONSTANT, Static, const_bindings, import_module, is_constant, is_library_module,
     module_name_allowed, static_for, unwrap_compiled, user_function_ref,
 )
-from tracer.whitelist import check_syntax
+from everypath.tracer.whitelist import check_syntax
 
 BINOPS: dict[type, str] = {
     ast.Add: "operator.add", ast.Sub: "operator.sub", ast.Mult: "operator.mul", ast.Div: "operator.truediv",
@@ -288,7 +288,7 @@ class FunctionBuilder:
             raise self.error(node, f"{what} is read in '{root.qualname}', a helper of the compiled function: only "
                                    "the compiled function itself (and functions nested in it) can read module arrays; "
                                    f"pass '{name}' to '{root.qualname}' as a parameter")
-        from lowering.annotations import describe_value_type
+        from everypath.base.annotations import describe_value_type
 
         if obj.ndim == 0 or describe_value_type(obj) is None:
             raise self.error(node, f"{what}: compiled code cannot read this array; pass '{name}' as a parameter")
@@ -307,7 +307,7 @@ class FunctionBuilder:
 
     def _hidden_params(self, first: int) -> list[Param]:
         """The module arrays read as trailing parameters, stored on entry like the written ones."""
-        from lowering.annotations import Annotation
+        from everypath.base.annotations import Annotation
 
         out = []
         for i, (hidden, arr, loc) in enumerate(self.hidden_params):
@@ -911,7 +911,7 @@ def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
         # a function's locals we cannot see); reuse those objects, keeping our
         # own location and text. String annotations are evaluated here.
         if node is None and name in evaluated:  # annotations set programmatically (fn.__annotations__ = ...)
-            from lowering.annotations import Annotation
+            from everypath.base.annotations import Annotation
 
             obj = evaluated[name]
             text = obj if isinstance(obj, str) else getattr(obj, "__name__", None) or repr(obj)
@@ -919,7 +919,7 @@ def trace_function(pyfunc: types.FunctionType, on_function: FunctionSink,
         return resolve_annotation(node, lookup, smap, evaluated.get(name))
 
     fn = builder.build_def(fdef, resolve, defaults, consts)
-    from tracer.passes import run_pipeline
+    from everypath.tracer.passes import run_pipeline
 
     run_pipeline(fn)
     return fn

@@ -78,7 +78,7 @@ def value_digest(obj: Any) -> str:
     inner = getattr(obj, "py_function", None)  # a @compile function called from compiled code
     if isinstance(inner, types.FunctionType):
         return "compiled:" + value_digest(inner)
-    from tracer.statics import static_for
+    from everypath.tracer.statics import static_for
 
     key = static_for(obj).key  # NumPy, math, builtins: by operator key
     if key is not None:

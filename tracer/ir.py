@@ -14,7 +14,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from everypath.errors import SourceLocation
+from everypath.base.errors import SourceLocation
 
 
 class Opcode(enum.Enum):
@@ -209,11 +209,11 @@ class Function:
             n.id = i
 
     def __str__(self) -> str:
-        from tracer.printer import format_function
+        from everypath.tracer.printer import format_function
 
         return format_function(self)
 
     def lint(self) -> None:
-        from tracer.lint import lint
+        from everypath.tracer.lint import lint
 
         lint(self)

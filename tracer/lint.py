@@ -1,7 +1,7 @@
 """Structural checks of an IR function; a failed lint is always a compiler bug."""
 from __future__ import annotations
 
-from tracer.ir import VALUE_OPCODES, Block, Function, Node, Opcode
+from everypath.tracer.ir import VALUE_OPCODES, Block, Function, Node, Opcode
 
 _BLOCK_COUNT = {Opcode.IF: 2, Opcode.FOR: 1, Opcode.LOOP: 1}
 _ARITY = {

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from tracer.ir import Function, Opcode
-from tracer.webs import split_webs
+from everypath.tracer.ir import Function, Opcode
+from everypath.tracer.webs import split_webs
 
 PIPELINE: tuple[Callable[[Function], None], ...] = (
     split_webs,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from tracer.ir import Block, Function, Node, Opcode
+from everypath.tracer.ir import Block, Function, Node, Opcode
 
 
 def _operand_list(node: Node) -> str:

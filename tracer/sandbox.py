@@ -66,7 +66,7 @@ def observe(pyfunc: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]))
     try:
-        proc = subprocess.run([sys.executable, "-m", "tracer.sandbox"], input=payload, capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "everypath.tracer.sandbox"], input=payload, capture_output=True,
                               timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         raise SandboxError(f"the observation run did not finish within {timeout:.0f} s") from None
@@ -89,7 +89,7 @@ def _child() -> None:
     out = sys.stdout.buffer
     sys.stdout = open(os.devnull, "w")  # the function's prints must not corrupt the reply
 
-    from lowering.annotations import describe_value_type
+    from everypath.base.annotations import describe_value_type
 
     seen: dict[str, set[Any]] = {}
     budget = [_LINE_BUDGET]
@@ -119,7 +119,7 @@ def _child() -> None:
         raised = f"{type(exc).__name__}: {exc}"
     finally:
         sys.settrace(None)
-    from tracer.sandbox import Observation as Obs  # the importable class, not this __main__ copy
+    from everypath.tracer.sandbox import Observation as Obs  # the importable class, not this __main__ copy
 
     obs = Obs(
         params=tuple(describe_value_type(a) for a in args),

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tracer.ir import FunctionRef, const_key
+from everypath.tracer.ir import FunctionRef, const_key
 
 # modules whose attributes may be used inside compiled functions
 ALLOWED_MODULES: dict[str, types.ModuleType] = {

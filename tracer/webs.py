@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracer.ir import Block, Function, Node, Opcode
+from everypath.tracer.ir import Block, Function, Node, Opcode
 
 Def = tuple[Node, str]  # a definition: the STORE or FOR node, and the name it binds
 State = dict[str, frozenset[Def]]  # variable -> definitions that may reach here

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Callable
 
-from everypath.errors import CompileError, SourceLocation
+from everypath.base.errors import CompileError, SourceLocation
 
 _ALLOWED: tuple[type, ...] = (
     # statements

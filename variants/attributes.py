@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from lowering.types import FLOAT, INT, ArrayT, DType, DTypeT, ScalarT, TupleT, Type
-from variants.registry import TypingError
+from everypath.base.types import FLOAT, INT, ArrayT, DType, DTypeT, ScalarT, TupleT, Type
+from everypath.variants.registry import TypingError
 
 _REAL_OF = {DType.COMPLEX64: DType.FLOAT32, DType.COMPLEX128: DType.FLOAT64}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import platform
 from typing import Protocol
 
-from variants.paths import host_path
-from variants.registry import Variant
+from everypath.variants.paths import host_path
+from everypath.variants.registry import Variant
 
 
 def available(v: Variant) -> tuple[bool, str | None]:

@@ -5,7 +5,7 @@ import json
 
 import click
 
-from variants.registry import registry
+from everypath.variants.registry import registry
 
 
 @click.group("ops")
@@ -17,7 +17,7 @@ def ops_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of {op, family, variants}.")
 def ops_list(as_json: bool) -> None:
     """Every operator with its variants and whether each is available on this host."""
-    from variants.availability import available
+    from everypath.variants.availability import available
 
     seen: dict[str, dict] = {}
     for key, op in sorted(registry().ops.items()):
@@ -52,9 +52,9 @@ def ops_list(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="A JSON list of {path, size, seconds, ratio, error}.")
 def ops_bench(op: str, sizes: str, dtype: str, as_json: bool) -> None:
     """Measure each available variant of OP side by side with its Python reference."""
-    from everypath.settings import Settings
-    from variants.opbench import bench
-    from variants.registry import TypingError, lookup_operator
+    from everypath.base.settings import Settings
+    from everypath.variants.opbench import bench
+    from everypath.variants.registry import TypingError, lookup_operator
 
     try:
         operator = lookup_operator(op)

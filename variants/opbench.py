@@ -16,9 +16,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from everypath.settings import Settings
-from variants.availability import available
-from variants.registry import Family, Operator
+from everypath.base.settings import Settings
+from everypath.variants.availability import available
+from everypath.variants.registry import Family, Operator
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import (
+from everypath.base.types import (
     ArrayT, DType, DTypeT, NoneT, ScalarT, StrT, TupleT, Type, PY_SCALAR_DTYPE,
 )
-from variants.registry import TypingError
+from everypath.variants.registry import TypingError
 
 _WEAK = {DType.BOOL: True, DType.INT64: 1, DType.FLOAT64: 1.0, DType.COMPLEX128: 1 + 0j}
 

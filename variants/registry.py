@@ -13,8 +13,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
-    from lowering.types import Type
-    from tracer.ir import Node
+    from everypath.base.types import Type
+    from everypath.tracer.ir import Node
 
 
 class TypingError(Exception):
@@ -81,7 +81,7 @@ class Site:
 
     def const(self, where: int | str, default: Any = ...) -> Any:
         """The compile-time value of an argument; TypingError if it is not a constant."""
-        from tracer.ir import Opcode
+        from everypath.tracer.ir import Opcode
 
         node = self._node(where)
         if node is None:
@@ -142,7 +142,7 @@ class LowerSite:
         return "ep" if self.path == "loops" else f"ep::{self.path}"
 
     def const(self, where: int | str, default: Any = ...) -> Any:
-        from tracer.ir import Opcode
+        from everypath.tracer.ir import Opcode
 
         node = self.node.args[where] if isinstance(where, int) and where < len(self.node.args) else (
             self.node.kwargs.get(where) if isinstance(where, str) else None)
@@ -191,7 +191,7 @@ class Registry:
 @lru_cache(maxsize=1)
 def registry() -> Registry:
     """Build the registry once from every operator family module."""
-    from variants.ops import families
+    from everypath.variants.ops import families
 
     reg = Registry()
     for declare in families():

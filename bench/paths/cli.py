@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from corpus.common import TARGET_SAMPLE_NS, cpu_model, log, short_reason
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 
 from . import __doc__ as PACKAGE_DOC
 from .families import Family, select

@@ -14,10 +14,10 @@ import numpy as np
 
 from corpus.common import EngineTimeout, deadline, short_reason
 from corpus.timing import Timer
-from everypath.errors import BuildError, CompileError, CompileErrors
-from everypath.settings import Settings
-from variants.availability import available
-from variants.registry import lookup_operator
+from everypath.base.errors import BuildError, CompileError, CompileErrors
+from everypath.base.settings import Settings
+from everypath.variants.availability import available
+from everypath.variants.registry import lookup_operator
 
 from .families import Family
 from .recipes import Case

@@ -11,8 +11,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from variants import opbench
-from variants.registry import lookup_operator
+from everypath.variants import opbench
+from everypath.variants.registry import lookup_operator
 
 Inputs = Callable[[int, np.random.Generator], tuple[Any, ...]]
 

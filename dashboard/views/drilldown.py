@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, ui
-from dashboard.source import source_line
+from everypath.dashboard import charts, ui
+from everypath.dashboard.source import source_line
 
 ctx = ui.context()
 st.title("Function drill-down")

@@ -6,7 +6,7 @@ import datetime as dt
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, ui
+from everypath.dashboard import charts, ui
 
 ctx = ui.context()
 st.title("Fleet overview")

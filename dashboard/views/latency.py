@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, ui
+from everypath.dashboard import charts, ui
 
 ctx = ui.context()
 st.title("Latency explorer")

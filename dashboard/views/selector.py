@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from dashboard import charts, selection, ui
-from dashboard.queries import Filters
-from dashboard.registry_view import METRICS, current_table_path
+from everypath.dashboard import charts, selection, ui
+from everypath.dashboard.queries import Filters
+from everypath.dashboard.registry_view import METRICS, current_table_path
 
 ctx = ui.context()
 st.title("Selector")

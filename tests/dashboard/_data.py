@@ -7,7 +7,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from selector.simulate import SimConfig
+from everypath.selector.simulate import SimConfig
 
 CFG = SimConfig(devices=6, rows=12_000, seed=3)
 

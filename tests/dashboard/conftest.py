@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 import streamlit as st
 
-from selector.simulate import simulate, simulate_into
+from everypath.selector.simulate import simulate, simulate_into
 from tests.dashboard._data import CFG
 
 
@@ -30,7 +30,7 @@ def raw() -> pd.DataFrame:
 
 @pytest.fixture(scope="session")
 def registry(lake: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from selector.retrain import retrain
+    from everypath.selector.retrain import retrain
 
     reg = tmp_path_factory.mktemp("dash-registry")
     assert retrain(lake, reg)["promoted"]

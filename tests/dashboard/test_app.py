@@ -23,10 +23,10 @@ import pytest
 from click.testing import CliRunner
 from streamlit.testing.v1 import AppTest
 
-from dashboard.source import NOT_AVAILABLE
-from selector.simulate import simulate
-from telemetry.lake import Lake
-from telemetry.records import CallSite, RawCalls, to_batch
+from everypath.dashboard.source import NOT_AVAILABLE
+from everypath.selector.simulate import simulate
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.records import CallSite, RawCalls, to_batch
 from tests.dashboard._data import CFG, write_old_part
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -254,7 +254,7 @@ def test_cli_refuses_a_busy_port(tmp_path: Path) -> None:
 
 
 def test_app_arguments(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from dashboard.ui import Config, parse_args
+    from everypath.dashboard.ui import Config, parse_args
 
     monkeypatch.setenv("EVERYPATH_LAKE", str(tmp_path / "env-lake"))
     monkeypatch.setenv("EVERYPATH_REGISTRY", str(tmp_path / "env-reg"))
@@ -264,7 +264,7 @@ def test_app_arguments(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 
 def test_streamlit_is_started_local_headless_and_without_usage_statistics(tmp_path: Path) -> None:
-    from dashboard.cli import streamlit_command
+    from everypath.dashboard.cli import streamlit_command
 
     cmd = streamlit_command(tmp_path / "l", tmp_path / "r", "127.0.0.1", 8599)
     assert cmd[:4] == [sys.executable, "-m", "streamlit", "run"] and cmd[4] == str(APP)

@@ -12,11 +12,11 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from dashboard import queries as q
-from dashboard import selection
-from dashboard.queries import Column, Filters, MissingColumns, TimeUnit
-from selector.simulate import simulate
-from telemetry.views import connect
+from everypath.dashboard import queries as q
+from everypath.dashboard import selection
+from everypath.dashboard.queries import Column, Filters, MissingColumns, TimeUnit
+from everypath.selector.simulate import simulate
+from everypath.telemetry.views import connect
 from tests.dashboard._data import CFG, write_old_part
 
 
@@ -208,7 +208,7 @@ def test_older_files_without_some_columns(tmp_path: Path) -> None:
     with pytest.raises(MissingColumns, match="explore"):
         q.bucket_medians(con, Filters())
     # next to a current part, the old one just has nulls there (union by name)
-    from telemetry.lake import Lake
+    from everypath.telemetry.lake import Lake
 
     Lake(tmp_path).publish(pa.Table.from_batches(simulate(CFG)[1:2]).slice(0, 300))
     con = connect(tmp_path, validate=False)

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboard.registry_view import METRICS, current_table_path, data_until, read_registry
-from dashboard.source import NOT_AVAILABLE, module_file, source_line
+from everypath.dashboard.registry_view import METRICS, current_table_path, data_until, read_registry
+from everypath.dashboard.source import NOT_AVAILABLE, module_file, source_line
 
 
 def _metrics(top1: float) -> dict[str, object]:
@@ -96,5 +96,5 @@ def test_source_lines_without_importing(pkg: str) -> None:
 
 
 def test_source_of_an_installed_module() -> None:
-    s = source_line("dashboard.source.source_line", "source.py:1")
+    s = source_line("everypath.dashboard.source.source_line", "source.py:1")
     assert s.path is not None and s.path.name == "source.py" and s.text.startswith('"""')

@@ -96,7 +96,7 @@ def test_exceptions_from_compiled_code_keep_type_and_message() -> None:
 def test_cold_compile_and_warm_cache(tmp_path) -> None:
     import time
 
-    from everypath.settings import Settings
+    from everypath.base.settings import Settings
 
     def kern(x: F64, k: int) -> float:
         s = 0.0

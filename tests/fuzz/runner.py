@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 from tests.fuzz.programs import Program, module_source, program
 
 GROUP = 6  # kernels per generated module (one file, one import)
@@ -107,7 +107,7 @@ def differ(ref: Any, got: Any, scale: float, where: str = "result") -> str:
 
 
 def check(prog: Program, pyfn: Any, compiled: Any) -> Outcome:
-    from everypath.errors import BuildError, CompileError
+    from everypath.base.errors import BuildError, CompileError
 
     for run in range(len(prog.shapes)):
         ref, ref_in = _call(pyfn, prog, run)

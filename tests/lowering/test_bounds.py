@@ -4,13 +4,13 @@ from __future__ import annotations
 import numpy as np
 
 import everypath
-from lowering.bounds import LowerBounds
-from lowering.infer import ProgramTyper
-from lowering.pipeline import _resolve_params
-from lowering.types import ArrayT
+from everypath.lowering.bounds import LowerBounds
+from everypath.lowering.infer import ProgramTyper
+from everypath.lowering.pipeline import _resolve_params
+from everypath.base.types import ArrayT
 from tests.corpus._loader import assert_same_result
-from tracer.callgraph import trace_program
-from tracer.ir import Opcode
+from everypath.tracer.callgraph import trace_program
+from everypath.tracer.ir import Opcode
 
 V = np.ndarray[tuple[int], np.dtype[np.float64]]
 M = np.ndarray[tuple[int, int], np.dtype[np.float64]]

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.settings import Settings
-from lowering.pipeline import generate
+from everypath.base.settings import Settings
+from everypath.lowering.pipeline import generate
 
 Vec = np.ndarray[tuple[int], np.dtype[np.float64]]
 IVec = np.ndarray[tuple[int], np.dtype[np.int64]]
@@ -277,7 +277,7 @@ def test_settings_from_env() -> None:
 
 
 def test_cache_key_includes_boundscheck() -> None:
-    from lowering import cache
+    from everypath.lowering import cache
 
     keys = {cache.front_key(first, None, _settings(boundscheck=b)) for b in (True, False)}
     assert len(keys) == 2
@@ -286,13 +286,13 @@ def test_cache_key_includes_boundscheck() -> None:
 # ---- a portable target -----------------------------------------------------------------------------------
 @pytest.mark.slow
 def test_wasm32_wasi_raises_numpys_index_error() -> None:
-    from lowering.portable import build_function
-    from lowering.targets import ArtifactKind, get, status
+    from everypath.lowering.portable import build_function
+    from everypath.lowering.targets import ArtifactKind, get, status
 
     t = get("wasm32-wasi")
     if not status(t).buildable:
         pytest.skip(f"wasm32-wasi is not buildable here: {status(t).reason}")
-    from lowering.wasm_runner import WasmFunction
+    from everypath.lowering.wasm_runner import WasmFunction
 
     pf = build_function(put2, (t,), _settings(), kinds=(ArtifactKind.WASM,))
     f = WasmFunction(pf.artifact("wasm32-wasi", ArtifactKind.WASM).path, pf.signature)

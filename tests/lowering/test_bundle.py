@@ -143,7 +143,7 @@ def test_inspect_json_lists_every_artifact_with_hashes_that_match_the_zip(bundle
 
 def test_manifest_records_the_function_and_compiler_and_no_build_paths(bundled: Bundled) -> None:
     import everypath
-    from lowering.cache import COMPILER_VERSION, FORMAT_VERSION
+    from everypath.lowering.cache import COMPILER_VERSION, FORMAT_VERSION
 
     m = bundled.manifest()
     assert (m["format"], m["version"]) == ("everypath-bundle", 1)
@@ -376,7 +376,7 @@ def test_run_passes_the_executables_error_and_exit_status_through(bundled: Bundl
 
 @pytest.mark.parametrize("target", [*X86, "linux-arm64", "wasm32-wasi"])
 def test_run_forced_target(bundled: Bundled, tmp_path: Path, target: str) -> None:
-    from lowering.loader import LEVELS, host
+    from everypath.lowering.loader import LEVELS, host
 
     if target == "linux-arm64" and QEMU is None and host().arch != "aarch64":
         pytest.skip("qemu-aarch64-static is not installed (apt-get install qemu-user-static)")
@@ -397,8 +397,8 @@ def test_run_forced_target(bundled: Bundled, tmp_path: Path, target: str) -> Non
 
 def test_run_never_runs_a_level_above_the_cpus(bundled: Bundled, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from lowering import bundle_exec
-    from lowering.loader import Host
+    from everypath.lowering import bundle_exec
+    from everypath.lowering.loader import Host
 
     monkeypatch.setattr(bundle_exec, "host", lambda: Host("linux", "x86_64", "x86-64-v2"))
     inp = _inputs(tmp_path, np.ones(2), 1.0)
@@ -414,9 +414,9 @@ def test_run_never_runs_a_level_above_the_cpus(bundled: Bundled, tmp_path: Path,
 
 
 def test_run_without_a_native_executable_falls_back_to_an_emulated_one(bundled: Bundled) -> None:
-    from lowering.bundle import open_bundle
-    from lowering.bundle_exec import How, plan
-    from lowering.loader import Host, NoArtifactError
+    from everypath.lowering.bundle import open_bundle
+    from everypath.lowering.bundle_exec import How, plan
+    from everypath.lowering.loader import Host, NoArtifactError
 
     b = open_bundle(bundled.path)
     if "wasm32-wasi" in bundled.targets:  # a Mac runs none of this bundle's ELF files: wasmtime does
@@ -453,7 +453,7 @@ def test_a_wasi_run_spools_where_ingest_looks(bundled: Bundled, tmp_path: Path) 
     assert r.exit_code == 0 and "telemetry off" not in r.stderr, r.stderr
     spools = list((tmp_path / "spool").glob("*.spool"))
     assert len(spools) == 1
-    from telemetry.spool import read_spool_full
+    from everypath.telemetry.spool import read_spool_full
 
     raw, sites, _, device = read_spool_full(spools[0])
     assert len(raw) > 0 and sites and device is not None and device["arch"] == "wasm32"

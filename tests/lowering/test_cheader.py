@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from everypath.settings import Settings
-from lowering.cheader import c_header
-from lowering.pipeline import generate
-from lowering.portable import build_function
-from lowering.targets import ArtifactKind, get, kind_status
+from everypath.base.settings import Settings
+from everypath.lowering.cheader import c_header
+from everypath.lowering.pipeline import generate
+from everypath.lowering.portable import build_function
+from everypath.lowering.targets import ArtifactKind, get, kind_status
 
 TARGET = "linux-x86_64-v2"
 F64 = np.ndarray[tuple[int], np.dtype[np.float64]]

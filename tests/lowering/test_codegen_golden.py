@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from everypath.settings import Settings
-from lowering.infer import ProgramTyper
-from lowering.pipeline import _resolve_params
-from lowering.unit import Entry, translation_unit
+from everypath.base.settings import Settings
+from everypath.lowering.infer import ProgramTyper
+from everypath.lowering.pipeline import _resolve_params
+from everypath.lowering.unit import Entry, translation_unit
 from tests.tracer import golden_programs as gp
-from tracer.callgraph import trace_program
+from everypath.tracer.callgraph import trace_program
 
 GOLDEN = Path(__file__).parent / "golden"
 PROGRAMS = [gp.loops_and_branches, gp.views_and_masks]

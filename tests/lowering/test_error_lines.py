@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import everypath as ep
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 from tests.lowering import error_lines_kernels as K
 
 Frame = tuple[str, int, str, str]
@@ -63,12 +63,12 @@ def test_source_line_shown_without_stray_carets() -> None:
 
 
 def test_wasm_error_names_the_users_line() -> None:
-    from lowering.portable import build_function
-    from lowering.targets import ArtifactKind, get, status
+    from everypath.lowering.portable import build_function
+    from everypath.lowering.targets import ArtifactKind, get, status
 
     if not status(get("wasm32-wasi")).buildable:
         pytest.skip(f"wasm32-wasi is not buildable here: {status(get('wasm32-wasi')).reason}")
-    from lowering.wasm_runner import WasmFunction
+    from everypath.lowering.wasm_runner import WasmFunction
 
     settings = Settings.from_env({**os.environ, "EVERYPATH_TELEMETRY": "0"})
     pf = build_function(K.distance, (get("wasm32-wasi"),), settings, kinds=(ArtifactKind.WASM,))
@@ -83,8 +83,8 @@ def test_wasm_error_names_the_users_line() -> None:
 def test_standalone_exe_prints_the_users_line(tmp_path: Any) -> None:
     import subprocess
 
-    from lowering.portable import build_function
-    from lowering.targets import ArtifactKind, get, kind_status
+    from everypath.lowering.portable import build_function
+    from everypath.lowering.targets import ArtifactKind, get, kind_status
 
     st = kind_status(get("linux-x86_64-baseline"), ArtifactKind.EXECUTABLE)
     if not st.buildable:

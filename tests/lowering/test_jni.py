@@ -15,11 +15,11 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from everypath.settings import Settings
-from lowering import jni, portable
-from lowering.dispatch import PathPolicy
-from lowering.pipeline import generate
-from lowering.targets import ArtifactKind, get
+from everypath.base.settings import Settings
+from everypath.lowering import jni, portable
+from everypath.lowering.dispatch import PathPolicy
+from everypath.lowering.pipeline import generate
+from everypath.lowering.targets import ArtifactKind, get
 
 TARGET = "linux-x86_64-v2"
 Image = np.ndarray[tuple[int, int], np.dtype[np.float32]]

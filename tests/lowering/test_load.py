@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.settings import Settings
-from lowering.bundle import BundleError
-from lowering.loader import LEVELS, Host, NoArtifactError, host
+from everypath.base.settings import Settings
+from everypath.lowering.bundle import BundleError
+from everypath.lowering.loader import LEVELS, Host, NoArtifactError, host
 from tests.lowering.test_bundle import X86, Bundled, cli, first_artifact, reference, rewrite
 
 
@@ -81,8 +81,8 @@ def test_a_loaded_function_raises_what_cpython_raises(bundled: Bundled) -> None:
 
 def test_the_library_is_extracted_by_content_and_a_tampered_copy_is_replaced(bundled: Bundled, tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    from lowering.bundle import open_bundle
-    from lowering.loader import extract
+    from everypath.lowering.bundle import open_bundle
+    from everypath.lowering.loader import extract
 
     f = everypath.load(bundled.path)
     art = first_artifact(bundled.manifest(), f.target)
@@ -105,9 +105,9 @@ def test_load_starts_telemetry_like_compiled_functions(bundled: Bundled, tmp_pat
     """In a fresh process with telemetry on: the loaded function's calls reach the lake."""
     code = (
         "import sys, numpy as np, pyarrow.parquet as pq, everypath\n"
-        "from telemetry.shim import SHIM, flush_telemetry\n"
-        "from telemetry.lake import Lake\n"
-        "from everypath.settings import Settings\n"
+        "from everypath.telemetry.shim import SHIM, flush_telemetry\n"
+        "from everypath.telemetry.lake import Lake\n"
+        "from everypath.base.settings import Settings\n"
         "assert not SHIM._started\n"
         "f = everypath.load(sys.argv[1])\n"
         "assert SHIM._started\n"
@@ -143,7 +143,7 @@ def test_signatures_good_bad_and_missing(bundled: Bundled, keys: tuple[Path, Pat
     assert r.exit_code == 0, r.stderr
     for k in (pub, str(pub), pub.read_bytes()):  # a file, its name, its bytes
         assert everypath.load(signed, key=k)(np.ones(1), 2.0)[1] == 5.0
-    from lowering.bundle_sign import load_private_key, public_hex
+    from everypath.lowering.bundle_sign import load_private_key, public_hex
 
     raw = bytes.fromhex(public_hex(load_private_key(key).public_key()))
     assert everypath.load(signed, key=raw).target == _expected_target()  # 32 raw bytes
@@ -162,7 +162,7 @@ def test_signatures_good_bad_and_missing(bundled: Bundled, keys: tuple[Path, Pat
     rewrite(signed, forged, {entry["path"]: bytes(data), "manifest.json": json.dumps(m, sort_keys=True).encode()})
     with pytest.raises(BundleError, match="signature does not verify"):
         everypath.load(forged, key=pub)
-    from lowering.bundle_sign import BadKeyError
+    from everypath.lowering.bundle_sign import BadKeyError
 
     with pytest.raises(BadKeyError, match="private key"):
         everypath.load(signed, key=key)
@@ -174,7 +174,7 @@ def test_no_artifact_for_this_device_lists_what_the_bundle_has(tmp_path: Path,
     with pytest.raises(NoArtifactError, match=r"no shared artifact for this device, linux x86_64 .*it has: "
                                               r"linux-arm64 \(shared\)"):
         everypath.load(arm.path)
-    from lowering import loader
+    from everypath.lowering import loader
 
     monkeypatch.setattr(loader, "host", lambda: Host("linux", "x86_64", "x86-64-v1"))
     b = Bundled(tmp_path / "x86", ("linux-x86_64-v2",))
@@ -183,7 +183,7 @@ def test_no_artifact_for_this_device_lists_what_the_bundle_has(tmp_path: Path,
 
 
 def test_the_bundles_selection_table_is_put_in_force(bundled: Bundled, tmp_path: Path) -> None:
-    from lowering import _runtime
+    from everypath.lowering import _runtime
 
     table = tmp_path / "table.json"
     table.write_text(json.dumps({"format": 1, "version": "bundle-test-7", "tables": {"*": [

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from everypath.settings import Settings
-from lowering.portable import PortableFunction, build_function
-from lowering.targets import ArtifactKind, get, parse_targets
+from everypath.base.settings import Settings
+from everypath.lowering.portable import PortableFunction, build_function
+from everypath.lowering.targets import ArtifactKind, get, parse_targets
 from tests.corpus._loader import default_atol, default_rtol, load_corpus
 from tests.lowering.binfmt import describe
 
@@ -33,8 +33,8 @@ def _settings() -> Settings:
 
 
 def _host_levels() -> list[str]:
-    from lowering.loader import host
-    from lowering.targets import native_linux
+    from everypath.lowering.loader import host
+    from everypath.lowering.targets import native_linux
 
     h = host()
     return [t.name for t in native_linux(h.arch, h.isa_level) if t.arch == "x86_64"]
@@ -91,7 +91,7 @@ class Runner:
     def __call__(self, inputs: Path, out: Path) -> tuple[int, str]:
         args = ["--inputs", str(inputs), "--out", str(out), "--no-telemetry"]
         if self.target == "wasm32-wasi":
-            from lowering.wasm_runner import run_wasi_command
+            from everypath.lowering.wasm_runner import run_wasi_command
 
             rc, _, err = run_wasi_command(self.exe, args, [inputs.parent])
             return rc, err

@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-from lowering import _runtime
+from everypath.lowering import _runtime
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE_SRC = Path(__file__).with_name("runtime_fixture.cpp")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import everypath
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 from tests.corpus._loader import assert_same_result
 
 I8 = np.ndarray[tuple[int], np.dtype[np.int8]]

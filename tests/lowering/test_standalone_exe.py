@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
-from everypath.settings import Settings
-from lowering.portable import build_function
-from lowering.targets import ArtifactKind, get, kind_status
+from everypath.base.settings import Settings
+from everypath.lowering.portable import build_function
+from everypath.lowering.targets import ArtifactKind, get, kind_status
 
 QEMU = shutil.which("qemu-aarch64-static")
 HOST = "linux-x86_64-v2"
@@ -337,7 +337,7 @@ def _npy_bytes(a: np.ndarray) -> bytes:
 
 
 def test_the_device_block_describes_the_machine_it_runs_on(exes: dict[str, Exe]) -> None:
-    from telemetry.device import device_class
+    from everypath.telemetry.device import device_class
 
     p = exes["safe_log"].run("--device")
     assert p.returncode == 0, p.stderr
@@ -351,7 +351,7 @@ def test_the_device_block_describes_the_machine_it_runs_on(exes: dict[str, Exe])
         assert block["arch"] == "aarch64" and block["isa_level"] in ("armv8", "armv8.2", "armv9")
         assert block["isa_flags"].startswith("neon asimd")
     else:  # this machine, field by field as telemetry/device.py sees it
-        from telemetry.device import device_fields
+        from everypath.telemetry.device import device_fields
 
         mine = device_fields(runtime="native-executable")
         for k in ("arch", "os", "cpu_model", "isa_level", "isa_flags", "cores", "l1d_kib", "l2_kib", "l3_kib"):

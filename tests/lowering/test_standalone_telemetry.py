@@ -14,16 +14,16 @@ import pytest
 from click.testing import CliRunner
 
 from everypath.cli import main as cli
-from lowering.portable import build_function
-from lowering.targets import ArtifactKind, get, kind_status
-from telemetry.spool import read_spool_full
+from everypath.lowering.portable import build_function
+from everypath.lowering.targets import ArtifactKind, get, kind_status
+from everypath.telemetry.spool import read_spool_full
 from tests.lowering import test_standalone_exe as sx
 
 X = np.random.default_rng(11).normal(size=(40, 6))
 
 
 def _ingest(lake: Path, *spools: Path) -> list[dict[str, object]]:
-    from telemetry.views import query
+    from everypath.telemetry.views import query
 
     res = CliRunner().invoke(cli, ["telemetry", "ingest", "--lake", str(lake), *map(str, spools)])
     assert res.exit_code == 0, res.output
@@ -43,7 +43,7 @@ def _run_with_spool(exe: sx.Exe, tmp: Path, extra_env: dict[str, str] | None = N
 
 @pytest.mark.parametrize("target", [sx.HOST, "linux-arm64"])
 def test_the_spool_is_ingested_with_the_device_it_ran_on(target: str, tmp_path: Path) -> None:
-    from telemetry.device import salt
+    from everypath.telemetry.device import salt
 
     exe = sx.built(target)["standardize"]
     spool, device = _run_with_spool(exe, tmp_path)
@@ -94,7 +94,7 @@ def test_where_the_spool_goes_and_when_there_is_none(tmp_path: Path) -> None:
 
 
 def test_the_embedded_selection_table_chooses_for_this_device_class(tmp_path: Path) -> None:
-    from telemetry.device import device_class
+    from everypath.telemetry.device import device_class
 
     plain = sx.built(sx.HOST)["standardize"]
     spool, device = _run_with_spool(plain, tmp_path)
@@ -119,10 +119,10 @@ def test_the_embedded_selection_table_chooses_for_this_device_class(tmp_path: Pa
 
 
 def test_a_table_the_python_host_would_refuse_is_refused_at_build_time() -> None:
-    from everypath.settings import Settings
-    from lowering.pipeline import generate
-    from lowering.standalone import main_source
-    from telemetry.table import TableError
+    from everypath.base.settings import Settings
+    from everypath.lowering.pipeline import generate
+    from everypath.lowering.standalone import main_source
+    from everypath.telemetry.table import TableError
 
     gen = generate(sx.safe_log, Settings.from_env({"EVERYPATH_TELEMETRY": "0"}))
     bad = {"format": 1, "version": "v", "tables": {"*": [{"op": "numpy.log", "bounds": [5], "variants": ["loops"]}]}}
@@ -142,7 +142,7 @@ def test_the_wasi_command_runs_like_cpython_and_spools(tmp_path: Path) -> None:
     st = kind_status(target, ArtifactKind.WASI_EXE)
     if not st.buildable:
         pytest.skip(f"wasm32-wasi: {st.reason}")
-    from lowering.wasm_runner import run_wasi_command
+    from everypath.lowering.wasm_runner import run_wasi_command
 
     pf = build_function(sx.safe_log, (target,), sx._settings(), kinds=(ArtifactKind.WASI_EXE,))
     wasm = pf.artifact("wasm32-wasi", ArtifactKind.WASI_EXE).path

@@ -6,13 +6,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from everypath.settings import Settings
-from lowering.dispatch import PathPolicy
-from lowering.pipeline import generate
-from lowering.portable import _operators
-from lowering.targets import TARGETS, ArtifactKind, get, kind_status, parse_targets, status
-from variants.availability import available_on
-from variants.registry import Requirements, Variant
+from everypath.base.settings import Settings
+from everypath.lowering.dispatch import PathPolicy
+from everypath.lowering.pipeline import generate
+from everypath.lowering.portable import _operators
+from everypath.lowering.targets import TARGETS, ArtifactKind, get, kind_status, parse_targets, status
+from everypath.variants.availability import available_on
+from everypath.variants.registry import Requirements, Variant
 
 M = np.ndarray[tuple[int, int], np.dtype[np.float64]]
 
@@ -71,7 +71,7 @@ def test_a_target_build_leaves_out_host_only_paths_and_says_why(tmp_path: Path) 
 
 
 def test_native_linux_targets_follow_the_cpus_level() -> None:
-    from lowering.targets import native_linux
+    from everypath.lowering.targets import native_linux
 
     assert [t.name for t in native_linux("x86_64", "x86-64-v3")] == [
         "linux-x86_64-baseline", "linux-x86_64-v2", "linux-x86_64-v3"]

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from everypath.settings import Settings
-from lowering import web
-from lowering.portable import build_function
-from lowering.targets import ArtifactKind, get, status
-from lowering.wasm_runner import WasmFunction
+from everypath.base.settings import Settings
+from everypath.lowering import web
+from everypath.lowering.portable import build_function
+from everypath.lowering.targets import ArtifactKind, get, status
+from everypath.lowering.wasm_runner import WasmFunction
 
 pytestmark = pytest.mark.slow
 NODE = Path("/usr/bin/node")
@@ -220,7 +220,7 @@ def test_exports_and_imports(built: dict[str, Any]) -> None:
     """The reactor exports what hosts use, and imports only WASI functions the browser shim implements."""
     import wasmtime
 
-    from lowering.wasm_runner import load_module
+    from everypath.lowering.wasm_runner import load_module
 
     shim = (web.RUNTIME_DIR / "wasi_shim.mjs").read_text()
     implemented = set(re.findall(r'"(\w+)"', re.search(r"WASI_IMPLEMENTED = \[(.*?)\];", shim, re.S).group(1)))
@@ -345,8 +345,8 @@ needs_node = pytest.mark.skipif(not NODE.is_file(), reason=f"{NODE} is missing (
 @needs_node
 @pytest.mark.parametrize("name", list(CASES))
 def test_node_matches_cpython(built: dict[str, Any], name: str, tmp_path: Path) -> None:
-    from telemetry.device import device_class
-    from telemetry.schema import CALLS_SCHEMA
+    from everypath.telemetry.device import device_class
+    from everypath.telemetry.schema import CALLS_SCHEMA
 
     fn, calls = CASES[name]
     pf = built[name]

@@ -16,9 +16,9 @@ from typing import Any, Iterator
 import numpy as np
 import pytest
 
-from everypath.settings import Settings
-from lowering.portable import build_function
-from lowering.targets import ArtifactKind, get, status
+from everypath.base.settings import Settings
+from everypath.lowering.portable import build_function
+from everypath.lowering.targets import ArtifactKind, get, status
 from tests.dashboard._browser import CHROMIUM, CHROMIUM_ARGS, missing_requirement
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -173,8 +173,8 @@ def test_tuple_result_error_and_recovery_in_the_browser(page: Any) -> None:
 
 
 def test_telemetry_reaches_the_page(page: Any, site: tuple[str, dict[str, Any]]) -> None:
-    from telemetry.device import device_class
-    from telemetry.schema import CALLS_SCHEMA
+    from everypath.telemetry.device import device_class
+    from everypath.telemetry.schema import CALLS_SCHEMA
 
     page.evaluate("() => { window.rows = []; }")
     x = np.arange(16, dtype=np.float32)

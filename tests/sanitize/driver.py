@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402
 import numpy.typing as npt  # noqa: E402
 
 import everypath  # noqa: E402
-from everypath.settings import Settings  # noqa: E402
+from everypath.base.settings import Settings  # noqa: E402
 from tests.corpus._loader import CorpusKernel, assert_same_result, load_corpus  # noqa: E402
 
 SANITIZE = "address,undefined"

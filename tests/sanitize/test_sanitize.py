@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 
 pytestmark = pytest.mark.sanitize
 
@@ -90,7 +90,7 @@ def test_corpus_and_fuzzer_clean_under_asan_ubsan() -> None:
 
 
 def test_sanitize_setting_reaches_flags_and_cache_key() -> None:
-    from lowering import cache
+    from everypath.lowering import cache
 
     plain = Settings()
     san = Settings.from_env({"EVERYPATH_SANITIZE": "address,undefined"})

@@ -11,11 +11,11 @@ import pytest
 from click.testing import CliRunner
 
 from everypath.cli import main
-from everypath.settings import Settings
-from selector.autotune import Status, Sweep, SweepConfig
-from selector.autotune_inputs import module_targets, parse_fixed
-from telemetry.device import DeviceVariant, device_fields, restrict
-from telemetry.views import query
+from everypath.base.settings import Settings
+from everypath.selector.autotune import Status, Sweep, SweepConfig
+from everypath.selector.autotune_inputs import module_targets, parse_fixed
+from everypath.telemetry.device import DeviceVariant, device_fields, restrict
+from everypath.telemetry.views import query
 
 KERNELS = textwrap.dedent('''
     import numpy as np
@@ -75,7 +75,7 @@ def test_function_target_measures_every_variant_of_every_call_site(module: Path,
 
 def test_a_failing_variant_is_a_failure_row_not_dropped(module: Path, tmp_path: Path) -> None:
     import everypath
-    from lowering import _runtime as rt
+    from everypath.lowering import _runtime as rt
 
     (target,) = module_targets(f"{module}:pipeline", parse_fixed(("reps=1",)))
     compiled = everypath.compile(target.fn, settings=Settings.from_env({"EVERYPATH_TELEMETRY": "0"}))

@@ -11,13 +11,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from selector.baselines import KNN, SBS, Lookup
-from selector.evaluate import FOLDS, fold, groups, score_after_sweep, shape_key, split
-from selector.features import family
-from selector.model import FORMAT, Chooser, VariantSelector, fit_variants, smooth
-from selector.registry import Registry
-from selector.retrain import RetrainConfig, evaluate, retrain
-from selector.simulate import SimConfig, simulate, simulate_into
+from everypath.selector.baselines import KNN, SBS, Lookup
+from everypath.selector.evaluate import FOLDS, fold, groups, score_after_sweep, shape_key, split
+from everypath.selector.features import family
+from everypath.selector.model import FORMAT, Chooser, VariantSelector, fit_variants, smooth
+from everypath.selector.registry import Registry
+from everypath.selector.retrain import RetrainConfig, evaluate, retrain
+from everypath.selector.simulate import SimConfig, simulate, simulate_into
 
 
 def fleet(devices: int, rows: int, seed: int) -> pd.DataFrame:

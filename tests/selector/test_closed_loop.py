@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from telemetry.views import query
+from everypath.telemetry.views import query
 
 PROGRAM = textwrap.dedent('''
     import sys

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from selector.retrain import MAX_ROWS, RetrainConfig, evaluate, load_rows
-from selector.simulate import SimConfig, simulate_into
+from everypath.selector.retrain import MAX_ROWS, RetrainConfig, evaluate, load_rows
+from everypath.selector.simulate import SimConfig, simulate_into
 
 SEEDS = (0, 1, 2, 3, 4)
 

@@ -11,13 +11,13 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-from selector.evaluate import groups, metrics
-from selector.fleet import OPERATORS
-from selector.registry import Registry, RegistryError
-from selector.retrain import RetrainConfig, load_rows, retrain
-from selector.simulate import SimConfig, registry_variants, simulate, simulate_into
-from telemetry.schema import CALLS_SCHEMA, check_schema
-from telemetry.table import load_table
+from everypath.selector.evaluate import groups, metrics
+from everypath.selector.fleet import OPERATORS
+from everypath.selector.registry import Registry, RegistryError
+from everypath.selector.retrain import RetrainConfig, load_rows, retrain
+from everypath.selector.simulate import SimConfig, registry_variants, simulate, simulate_into
+from everypath.telemetry.schema import CALLS_SCHEMA, check_schema
+from everypath.telemetry.table import load_table
 
 CFG = SimConfig(devices=40, rows=200_000, seed=0)
 

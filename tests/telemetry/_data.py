@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from telemetry.records import MAX_DIMS, CallSite, RawCalls, to_batch
+from everypath.telemetry.records import MAX_DIMS, CallSite, RawCalls, to_batch
 
 REPO = Path(__file__).resolve().parents[2]
 SITES = [CallSite("pkg.mod.kernel", op, f"kernel.py:{10 + i}", "float64", ("loops", "simd"), "b0", "0.1.0")

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from everypath.cli import main
-from telemetry.collector import ARROW_STREAM, PARQUET, CollectorConfig, serve_in_thread
-from telemetry.lake import Lake
-from telemetry.upload import ledger
-from telemetry.views import query
+from everypath.telemetry.collector import ARROW_STREAM, PARQUET, CollectorConfig, serve_in_thread
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.upload import ledger
+from everypath.telemetry.views import query
 
 from ._data import batch
 

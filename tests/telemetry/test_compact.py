@@ -7,9 +7,9 @@ import threading
 
 import pyarrow.parquet as pq
 
-from telemetry.compact import compact, recover
-from telemetry.lake import Lake
-from telemetry.views import query
+from everypath.telemetry.compact import compact, recover
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.views import query
 
 from ._data import batch
 

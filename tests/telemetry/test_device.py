@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import stat
 
-from telemetry.device import device_class, device_fields, isa_level
-from telemetry.schema import DEVICE_FIELDS
+from everypath.telemetry.device import device_class, device_fields, isa_level
+from everypath.telemetry.schema import DEVICE_FIELDS
 
 
 def test_fields_cover_the_schema_and_the_salt_is_private(tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from telemetry.views import query
+from everypath.telemetry.views import query
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,19 +10,19 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from everypath.settings import Settings
-from telemetry.flusher import Flusher
-from telemetry.lake import Lake
-from telemetry.views import query
+from everypath.base.settings import Settings
+from everypath.telemetry.flusher import Flusher
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.views import query
 
 from ._data import DEVICE, REPO, SITES, env, raw
 
 # a child process publishing rows with consecutive timestamps through a Flusher
 CHILD = textwrap.dedent("""
     import sys, time
-    from everypath.settings import Settings
-    from telemetry.flusher import Flusher
-    from telemetry.lake import Lake
+    from everypath.base.settings import Settings
+    from everypath.telemetry.flusher import Flusher
+    from everypath.telemetry.lake import Lake
     from tests.telemetry._data import DEVICE, SITES, raw
     mode = sys.argv[1]
     made = [0]

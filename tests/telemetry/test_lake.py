@@ -9,8 +9,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from telemetry.lake import Lake, SchemaError
-from telemetry.views import query
+from everypath.telemetry.lake import Lake, SchemaError
+from everypath.telemetry.views import query
 
 from ._data import REPO, batch, env
 
@@ -82,7 +82,7 @@ def test_corrupt_and_foreign_files_are_quarantined_not_fatal(tmp_path):
 def test_two_processes_publishing_at_once_lose_nothing(tmp_path):
     code = textwrap.dedent("""
         import sys
-        from telemetry.lake import Lake
+        from everypath.telemetry.lake import Lake
         from tests.telemetry._data import batch
         k = int(sys.argv[1])
         lake = Lake(sys.argv[2])

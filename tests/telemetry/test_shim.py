@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.settings import Settings
-from lowering import _runtime as rt
-from telemetry.shim import SiteCatalog, drain, stop_telemetry
+from everypath.base.settings import Settings
+from everypath.lowering import _runtime as rt
+from everypath.telemetry.shim import SiteCatalog, drain, stop_telemetry
 
 V = np.ndarray[tuple[int], np.dtype[np.float64]]
 M = np.ndarray[tuple[int, int], np.dtype[np.float64]]

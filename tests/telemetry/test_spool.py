@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from everypath.cli import main
-from telemetry.lake import Lake
-from telemetry.spool import RECORD, SpoolError, read_spool, write_spool
-from telemetry.views import query
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.spool import RECORD, SpoolError, read_spool, write_spool
+from everypath.telemetry.views import query
 
 from ._data import REPO, SITES, raw
 

@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 import everypath
 from everypath.cli import main as cli
-from everypath.settings import Settings
-from telemetry.views import query
-from variants.paths import build_flags
+from everypath.base.settings import Settings
+from everypath.telemetry.views import query
+from everypath.variants.paths import build_flags
 
 V = np.ndarray[tuple[int], np.dtype[np.float64]]
 M = np.ndarray[tuple[int, int], np.dtype[np.float64]]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from telemetry.table import TableError, load_table
+from everypath.telemetry.table import TableError, load_table
 
 
 def _write(tmp_path: Path, doc: object) -> Path:

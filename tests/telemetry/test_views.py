@@ -6,8 +6,8 @@ import numpy as np
 from click.testing import CliRunner
 
 from everypath.cli import main
-from telemetry.lake import Lake
-from telemetry.views import connect, query
+from everypath.telemetry.lake import Lake
+from everypath.telemetry.views import connect, query
 
 from ._data import batch
 

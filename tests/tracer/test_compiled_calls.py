@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 import everypath as ep
-from tracer.callgraph import trace_program
+from everypath.tracer.callgraph import trace_program
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]
 

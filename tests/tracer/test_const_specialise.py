@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 import everypath as ep
-from tracer.callgraph import MAX_CONST_SPECIALISATIONS, trace_program
+from everypath.tracer.callgraph import MAX_CONST_SPECIALISATIONS, trace_program
 
 I1 = np.ndarray[tuple[int], np.dtype[np.int64]]
 F2 = np.ndarray[tuple[int, int], np.dtype[np.float64]]
@@ -75,6 +75,6 @@ def test_true_and_one_are_different_constants() -> None:
         return 1.5 if flag is True else 2.5  # noqa: E712 - `is True` tells True from 1
 
     assert repr(True) != repr(1)  # the keys differ, though True == 1 and hash(True) == hash(1)
-    from tracer.statics import user_function_ref
+    from everypath.tracer.statics import user_function_ref
 
     assert user_function_ref(pick, (("flag", True),)) != user_function_ref(pick, (("flag", 1),))

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from everypath.errors import SourceLocation
-from lowering.pipeline import ir_text
+from everypath.base.errors import SourceLocation
+from everypath.lowering.pipeline import ir_text
 from tests.tracer import golden_programs as gp
-from tracer.callgraph import trace_program
-from tracer.ir import Block, Function, Node, Opcode
-from tracer.lint import LintError, lint
+from everypath.tracer.callgraph import trace_program
+from everypath.tracer.ir import Block, Function, Node, Opcode
+from everypath.tracer.lint import LintError, lint
 
 GOLDEN = Path(__file__).parent / "golden"
 PROGRAMS = [gp.loops_and_branches, gp.comprehension_and_closure, gp.views_and_masks]

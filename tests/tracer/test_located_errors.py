@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import everypath as ep
-from everypath.errors import CompileError, SourceSyntaxError
-from everypath.settings import Settings
+from everypath.base.errors import CompileError, SourceSyntaxError
+from everypath.base.settings import Settings
 
 EVERYPATH = Path(sys.executable).parent / "everypath"
 
@@ -135,7 +135,7 @@ def test_unsupported_stdlib_function_is_reported_at_the_users_call(tmp_path: Pat
 
 
 def test_internal_error_is_located_at_the_node(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from lowering import emit
+    from everypath.lowering import emit
 
     user = _module(tmp_path, "internal_user", "def twice(x: float) -> float:\n    y = x * 2.0\n    return y\n")
 

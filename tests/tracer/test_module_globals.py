@@ -13,7 +13,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from everypath.errors import CompileError
+from everypath.base.errors import CompileError
 
 _count = itertools.count()
 
@@ -158,10 +158,10 @@ def test_unsupported_globals_are_located_errors(tmp_path: Path) -> None:
 
 
 def test_portable_builds_refuse_module_arrays(tmp_path: Path) -> None:
-    from everypath.settings import Settings
-    from lowering.dispatch import PathPolicy
-    from lowering.pipeline import generate
-    from lowering.targets import get
+    from everypath.base.settings import Settings
+    from everypath.lowering.dispatch import PathPolicy
+    from everypath.lowering.pipeline import generate
+    from everypath.lowering.targets import get
 
     m = _module(tmp_path, """
         W = np.ones(3)

@@ -6,8 +6,8 @@ import numpy.typing as npt
 import pytest
 
 import everypath
-from lowering.types import FLOAT, INT, ArrayT, DType, ScalarT
-from tracer.sandbox import Observation, SandboxError, observe
+from everypath.base.types import FLOAT, INT, ArrayT, DType, ScalarT
+from everypath.tracer.sandbox import Observation, SandboxError, observe
 
 
 def _kernel(x, k):
@@ -64,9 +64,9 @@ def test_open_rank_is_completed_per_call() -> None:
 
 
 def test_disagreement_with_observation_is_a_compile_error() -> None:
-    from lowering.infer import ProgramTyper
-    from lowering.pipeline import _resolve_params, check_observation
-    from tracer.callgraph import trace_program
+    from everypath.lowering.infer import ProgramTyper
+    from everypath.lowering.pipeline import _resolve_params, check_observation
+    from everypath.tracer.callgraph import trace_program
 
     def f(x: np.ndarray[tuple[int], np.dtype[np.float64]]):
         y = x + 1.0

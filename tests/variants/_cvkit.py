@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import TupleT
+from everypath.base.types import TupleT
 from tests.variants._harness import Case, Program, check
 
 
@@ -73,7 +73,7 @@ def _deviation(text: str) -> Callable[..., Any]:
 
 def opencv_flags() -> tuple[tuple[str, ...] | None, str]:
     """(g++ flags for the opencv path, or None, and why not)."""
-    from variants.paths import host_path
+    from everypath.variants.paths import host_path
 
     hp = host_path("opencv")
     if hp.available:

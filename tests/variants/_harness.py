@@ -18,13 +18,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from everypath.errors import SourceLocation
-from lowering.annotations import describe_value_type
-from lowering.cpp import ctype
-from lowering.infer import const_type
-from lowering.types import ArrayT, DType, ListT, ScalarT, TupleT, Type
-from tracer.ir import Node, Opcode
-from variants.registry import LowerSite, Site, TypingError, registry
+from everypath.base.errors import SourceLocation
+from everypath.base.annotations import describe_value_type
+from everypath.lowering.cpp import ctype
+from everypath.lowering.infer import const_type
+from everypath.base.types import ArrayT, DType, ListT, ScalarT, TupleT, Type
+from everypath.tracer.ir import Node, Opcode
+from everypath.variants.registry import LowerSite, Site, TypingError, registry
 
 REPO = Path(__file__).resolve().parents[2]
 INCLUDE = REPO / "variants" / "include"
@@ -236,7 +236,7 @@ class Program:
 
     def arg(self, a: Const | Dyn | View, node: Node, t: Type) -> str:
         if isinstance(a, Const):
-            from lowering.cpp import literal
+            from everypath.lowering.cpp import literal
 
             return literal(node.target, t)
         if isinstance(a, View):
@@ -279,7 +279,7 @@ class Program:
 
     def attr(self, name: str, base: Arg, attr: str) -> None:
         """base.attr through variants.attributes, against getattr on the NumPy value."""
-        from variants.attributes import attribute_lower, attribute_type
+        from everypath.variants.attributes import attribute_lower, attribute_type
 
         a = _as_arg(base)
         node = _node(a, "p0")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lowering.types import INT, ListT, TupleT
+from everypath.base.types import INT, ListT, TupleT
 from tests.variants._harness import Program, reference_for
 
 
@@ -42,10 +42,10 @@ def _pick(p: Program, name: str, i: int) -> None:
 def slice_case(p: Program, name: str, key: str, arr: Any, s: slice, **kwargs: Any) -> None:
     """A call f(arr, s, **kwargs) whose second argument is a run-time slice object
     (the harness has no slice values): typed as SliceT and passed as ep::make_slice."""
-    from lowering.cpp import ctype
-    from lowering.types import SliceT
+    from everypath.lowering.cpp import ctype
+    from everypath.base.types import SliceT
     from tests.variants._harness import Case, build_site, run_reference
-    from variants.registry import LowerSite, TypingError, registry
+    from everypath.variants.registry import LowerSite, TypingError, registry
 
     site, pa, pk = build_site(key, (arr, 0), kwargs)
     site.args[1] = SliceT()

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import TupleT
+from everypath.base.types import TupleT
 from tests.variants._harness import Program, View, _parse_values, check, reference_for, sample, value_type
 
 Checker = Callable[[np.ndarray, Any], None]  # (C++ result, NumPy result)

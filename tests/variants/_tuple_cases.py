@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.cpp import ctype
-from lowering.types import TupleT, Type
+from everypath.lowering.cpp import ctype
+from everypath.base.types import TupleT, Type
 from tests.variants._harness import Arg, Case, Program, _parse_values, build_site, check, run_reference
-from variants.registry import LowerSite, TypingError, registry
+from everypath.variants.registry import LowerSite, TypingError, registry
 
 Checker = Callable[[list[Any], Any, list[Any]], None]  # (got values, NumPy's result, NumPy's inputs)
 

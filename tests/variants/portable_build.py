@@ -103,8 +103,8 @@ def unit_source(fn: Callable, paths: str, example: tuple | None = None) -> str:
     """The generated translation unit of fn with the given EVERYPATH_PATHS, telemetry off.
     A function whose annotations leave a rank open is specialised on `example` (arguments)."""
     import everypath
-    from everypath.errors import OpenSignatureError
-    from everypath.settings import Settings
+    from everypath.base.errors import OpenSignatureError
+    from everypath.base.settings import Settings
 
     settings = Settings.from_env({"EVERYPATH_TELEMETRY": "0", "EVERYPATH_PATHS": paths})
     cf = everypath.compile(fn, settings=settings)
@@ -113,7 +113,7 @@ def unit_source(fn: Callable, paths: str, example: tuple | None = None) -> str:
     except OpenSignatureError:
         if example is None:
             raise
-    from lowering.annotations import describe_value_type
+    from everypath.base.annotations import describe_value_type
 
     args = cf._bind_call(tuple(example), {})
     key = tuple(describe_value_type(v) for v in args)

@@ -24,14 +24,14 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.settings import Settings
-from lowering.dispatch import PathPolicy
-from lowering.types import ArrayT, DType, ScalarT
-from variants import metal_msl, paths
-from variants.ops import opencv_vimage as vi
-from variants.ops.linalg import PRODUCT_VARIANTS, path_tag
-from variants.ops.reductions import REDUCTION_VARIANTS
-from variants.registry import PathNotApplicable, registry
+from everypath.base.settings import Settings
+from everypath.lowering.dispatch import PathPolicy
+from everypath.base.types import ArrayT, DType, ScalarT
+from everypath.variants import metal_msl, paths
+from everypath.variants.ops import opencv_vimage as vi
+from everypath.variants.ops.linalg import PRODUCT_VARIANTS, path_tag
+from everypath.variants.ops.reductions import REDUCTION_VARIANTS
+from everypath.variants.registry import PathNotApplicable, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 INCLUDE = ROOT / "variants" / "include"
@@ -287,7 +287,7 @@ YS = [2.0, -3.0, float("nan"), 0.5, -2.5, 1.0, 7.25, -0.3, 3.0, 1e3, 1.0, 2.0, f
 
 def test_msl_header_matches_generator() -> None:
     text = (INCLUDE / metal_msl.HEADER_PATH).read_text()
-    assert text == metal_msl.render_header(), "regenerate: python -c 'from variants.metal_msl import render_header'"
+    assert text == metal_msl.render_header(), "regenerate: python -c 'from everypath.variants.metal_msl import render_header'"
     names = {op.name for op in metal_msl.UNARY + metal_msl.BINARY}
     assert len(names) == len(metal_msl.UNARY) + len(metal_msl.BINARY)
     assert all(hasattr(np, n) for n in names)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowering.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, ListT, TupleT
+from everypath.base.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, ListT, TupleT
 from tests.variants._harness import Const, infer, typing_error
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.types import ArrayT, DType
+from everypath.base.types import ArrayT, DType
 from tests.variants._harness import DTYPES, Const, infer, typing_error
 
 SCALARS = [0, 1.5, True, np.int8(2), np.uint8(3), np.int32(4), np.int64(5), np.uint64(6), np.float32(1.5),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from variants.paths import host_path
+from everypath.variants.paths import host_path
 
 REPO = Path(__file__).resolve().parents[2]
 NVCC = shutil.which("nvcc")

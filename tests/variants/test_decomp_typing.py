@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.types import ArrayT, DType, ScalarT, TupleT
+from everypath.base.types import ArrayT, DType, ScalarT, TupleT
 from tests.variants._harness import Const, infer, typing_error
 
 F64, F32, C128, C64 = DType.FLOAT64, DType.FLOAT32, DType.COMPLEX128, DType.COMPLEX64

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowering.types import ArrayT, DType
+from everypath.base.types import ArrayT, DType
 from tests.variants._harness import Const, Program, View, run_and_check, sample
 from tests.variants._manip import slice_case
 

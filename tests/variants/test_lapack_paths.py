@@ -24,11 +24,11 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.errors import CompileError
-from everypath.settings import Settings
+from everypath.base.errors import CompileError
+from everypath.base.settings import Settings
 from tests.variants._decomp_data import general, spd, wellcond
-from variants.ops.linalg_decomp import LU_MIN_WORK, SPECTRAL_MIN_WORK
-from variants.paths import host_path
+from everypath.variants.ops.linalg_decomp import LU_MIN_WORK, SPECTRAL_MIN_WORK
+from everypath.variants.paths import host_path
 
 pytestmark = pytest.mark.skipif(not host_path("blas").available, reason="OpenBLAS (scipy-openblas64) not installed")
 

@@ -7,7 +7,7 @@ import operator
 import numpy as np
 import pytest
 
-from lowering.types import ArrayT, DType, ScalarT
+from everypath.base.types import ArrayT, DType, ScalarT
 from tests.variants._harness import DTYPES, Const, infer, typing_error
 
 

@@ -13,10 +13,10 @@ import pytest
 cv2 = pytest.importorskip("cv2", reason="the reference is OpenCV's Python module (opencv-python-headless)")
 
 import everypath  # noqa: E402
-from everypath.settings import Settings  # noqa: E402
+from everypath.base.settings import Settings  # noqa: E402
 from tests.variants._cvkit import image  # noqa: E402
 from tests.variants._harness import same_as_python  # noqa: E402
-from variants.paths import host_path  # noqa: E402
+from everypath.variants.paths import host_path  # noqa: E402
 
 U8C = np.ndarray[tuple[int, int, int], np.dtype[np.uint8]]
 U8 = np.ndarray[tuple[int, int], np.dtype[np.uint8]]
@@ -114,7 +114,7 @@ def test_views_and_errors(path: str, tmp_path_factory) -> None:
 
 
 def test_statics_fold_cv2_constants() -> None:
-    from tracer.statics import static_for
+    from everypath.tracer.statics import static_for
 
     assert static_for(cv2.resize).key == "cv2.resize"
     assert static_for(cv2.GaussianBlur).key == "cv2.GaussianBlur"

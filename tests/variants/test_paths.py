@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.settings import Settings
-from lowering.dispatch import PathPolicy
-from variants.ops.elementwise import ELEMENTWISE_VARIANTS
-from variants.ops.linalg import PRODUCT_VARIANTS
-from variants.ops.reductions import REDUCTION_VARIANTS
-from variants.paths import host_path
+from everypath.base.settings import Settings
+from everypath.lowering.dispatch import PathPolicy
+from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS
+from everypath.variants.ops.linalg import PRODUCT_VARIANTS
+from everypath.variants.ops.reductions import REDUCTION_VARIANTS
+from everypath.variants.paths import host_path
 
 F2 = np.ndarray[tuple[int, int], np.dtype[np.float64]]
 S2 = np.ndarray[tuple[int, int], np.dtype[np.float32]]

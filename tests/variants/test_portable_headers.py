@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 from tests.variants import portable_build as pb
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -476,7 +476,7 @@ def test_wasm_standalone_program_spools_and_reports_errors(tmp_path: Path) -> No
     """A WASI command (no threads, no exceptions) records calls into a spool through SpoolHost
     and reports a raised exception through its handler."""
     wasmtime = pytest.importorskip("wasmtime", reason="wasmtime (PyPI) runs the wasm module")
-    from telemetry.spool import read_spool
+    from everypath.telemetry.spool import read_spool
 
     src = pb.unit_source(step, "loops")
     symbol = re.search(r"static \S.* (step__\d+)\(", src).group(1)  # type: ignore[union-attr]

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.errors import CompileError
+from everypath.base.errors import CompileError
 from tests.variants._harness import _copied
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]

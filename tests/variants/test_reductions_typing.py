@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from lowering.types import ArrayT, DType, ScalarT
+from everypath.base.types import ArrayT, DType, ScalarT
 from tests.variants._harness import DTYPES, Const, infer, typing_error
 
 FUNCS = ["sum", "prod", "mean", "max", "min", "argmax", "argmin", "any", "all", "std", "var",

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.types import ArrayT, DType
+from everypath.base.types import ArrayT, DType
 from tests.variants._harness import DTYPES, Const, infer, typing_error
 
 

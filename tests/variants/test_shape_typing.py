@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lowering.types import FLOAT, INT, ArrayT, DType, DTypeT, ScalarT, TupleT
+from everypath.base.types import FLOAT, INT, ArrayT, DType, DTypeT, ScalarT, TupleT
 from tests.variants._harness import DTYPES, Const, infer, typing_error
-from variants.attributes import attribute_type
-from variants.registry import TypingError
+from everypath.variants.attributes import attribute_type
+from everypath.variants.registry import TypingError
 
 
 def _check(t, r):

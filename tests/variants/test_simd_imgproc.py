@@ -20,8 +20,8 @@ import pytest
 cv2 = pytest.importorskip("cv2", reason="the reference is OpenCV's Python module (opencv-python-headless)")
 
 import everypath  # noqa: E402
-from everypath.settings import Settings  # noqa: E402
-from variants.paths import host_path  # noqa: E402
+from everypath.base.settings import Settings  # noqa: E402
+from everypath.variants.paths import host_path  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not host_path("simd").available, reason=str(host_path("simd").reason))
 

@@ -19,11 +19,11 @@ import numpy as np
 import pytest
 
 import everypath
-from everypath.settings import Settings
+from everypath.base.settings import Settings
 from tests.variants._harness import Const, View, sample
 from tests.variants._sortkit import Kit, run_kit
-from variants.paths import host_path
-from variants.registry import PathNotApplicable
+from everypath.variants.paths import host_path
+from everypath.variants.registry import PathNotApplicable
 
 pytestmark = pytest.mark.skipif(not host_path("threads").available, reason="no OpenMP on this host")
 
@@ -48,7 +48,7 @@ class ThreadsKit(Kit):
         name = self._fresh("big")
         path = self.where / f"{name}.bin"
         np.ascontiguousarray(a).tofile(path)
-        from lowering.types import DType
+        from everypath.base.types import DType
 
         shape = ", ".join(str(d) for d in a.shape)
         self.decls.append(f'  auto {name} = ept_load<{DType.of(a.dtype).cpp}, {a.ndim}>("{path}", {{{shape}}});')

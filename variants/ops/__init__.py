@@ -10,7 +10,7 @@ import importlib
 import pkgutil
 from typing import Callable
 
-from variants.registry import Registry
+from everypath.variants.registry import Registry
 
 # core families first: later ones may look these up while declaring
 CORE = ("elementwise", "builtins_ops", "creation", "reductions", "scans", "linalg", "shape")

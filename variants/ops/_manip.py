@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand, normalize_axis, probe
-from variants.registry import TypingError
+from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, normalize_axis, probe
+from everypath.variants.registry import TypingError
 
 
 def arg_node(b: Bound, name: str) -> Any:

@@ -14,12 +14,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-from lowering.types import (
+from everypath.base.types import (
     ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, StrT, TupleT, Type, PY_SCALAR_DTYPE,
 )
-from tracer.ir import Opcode
-from variants.ops.reductions import Bound
-from variants.registry import LowerSite, Site, TypingError, Variant
+from everypath.tracer.ir import Opcode
+from everypath.variants.ops.reductions import Bound
+from everypath.variants.registry import LowerSite, Site, TypingError, Variant
 
 OPS = Variant("loops", "everypath/ops/torch_ops.hpp", cost_hint="torch semantics on everypath arrays")
 NN = Variant("loops", "everypath/ops/torch_nn.hpp", cost_hint="torch.nn.functional kernels")
@@ -134,7 +134,7 @@ def result_type(v: Any) -> Type:
         return ScalarT(PY_SCALAR_DTYPE[type(v)], weak=True)
     if isinstance(v, tuple):  # torch.Size too
         return TupleT(tuple(result_type(i) for i in v))
-    from variants.probe import type_of_result
+    from everypath.variants.probe import type_of_result
 
     return type_of_result(v)
 

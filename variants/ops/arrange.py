@@ -14,11 +14,11 @@ from typing import Any, Callable
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from lowering.types import ArrayT, ListT, NoneT, TupleT, Type
-from variants.ops._manip import axis_checked, const_axis, is_int, operand, operand_expr, seq_len
-from variants.ops.creation import shape_rank
-from variants.ops.reductions import Bound, array_expr, array_operand, probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, ListT, NoneT, TupleT, Type
+from everypath.variants.ops._manip import axis_checked, const_axis, is_int, operand, operand_expr, seq_len
+from everypath.variants.ops.creation import shape_rank
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 ARRANGE = (Variant("loops", "everypath/ops/arrange.hpp"),)
 

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 
-from lowering.types import (
+from everypath.base.types import (
     BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, IterT, ListT, RangeT, ScalarT, TupleT, Type, join,
 )
-from variants.ops.elementwise import ELEMENTWISE_VARIANTS, Ufunc, infer_ufunc, loop_dtypes
-from variants.probe import call_probe, probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS, Ufunc, infer_ufunc, loop_dtypes
+from everypath.variants.probe import call_probe, probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 
 def _is_int(t: Type) -> bool:
@@ -64,7 +64,7 @@ def len_lower(ls: LowerSite) -> str:
 
 
 def _iterable_elem(t: Type) -> Type:
-    from lowering.infer import element_type
+    from everypath.lowering.infer import element_type
 
     return element_type(t)
 

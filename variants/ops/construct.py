@@ -14,10 +14,10 @@ from typing import Any, Callable
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, TupleT, Type
-from variants.ops._manip import axis_checked, is_int, operand, operand_expr, seq_len
-from variants.ops.reductions import Bound, array_expr, array_operand, const_bool, dtype_arg, probe, sample_value
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops._manip import axis_checked, is_int, operand, operand_expr, seq_len
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, const_bool, dtype_arg, probe, sample_value
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 CONSTRUCT = (Variant("loops", "everypath/ops/construct.hpp"),)
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
-from tracer.ir import Opcode
-from variants.ops.creation import _array_infer, _array_lower
-from variants.ops.reductions import Bound, dtype_arg, probe, sample_value
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.tracer.ir import Opcode
+from everypath.variants.ops.creation import _array_infer, _array_lower
+from everypath.variants.ops.reductions import Bound, dtype_arg, probe, sample_value
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 CONVERT = (Variant("loops", "everypath/ops/convert.hpp"),)
 

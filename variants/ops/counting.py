@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.reductions import Bound
-from variants.ops.sorting import cbool, operand, operand_expr, probe_type, sample
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.reductions import Bound
+from everypath.variants.ops.sorting import cbool, operand, operand_expr, probe_type, sample
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 COUNT_HPP = (Variant("loops", "everypath/ops/count.hpp"),)
 

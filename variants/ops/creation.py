@@ -11,9 +11,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import INT, ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.reductions import Bound, array_operand, dtype_arg, probe, sample_value
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.base.types import INT, ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.reductions import Bound, array_operand, dtype_arg, probe, sample_value
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 
 def _is_int(t: Type | None) -> bool:
@@ -331,7 +331,7 @@ def _copy_lower(ls: LowerSite) -> str:
     x = b.expr("a")
     if isinstance(t, ArrayT):
         return f"ep::copy({x})"
-    from variants.ops.reductions import array_expr
+    from everypath.variants.ops.reductions import array_expr
 
     return array_expr(t, x)  # type: ignore[arg-type]  # scalars and lists make new arrays anyway
 

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from lowering.types import NONE, ArrayT, DType, ListT, ScalarT, SliceT, TupleT, Type
-from variants.ops._manip import axis_checked, const_axis, is_int, operand, operand_expr
-from variants.ops.creation import fill_expr
-from variants.ops.reductions import Bound, mask_of, probe, sample_value
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import NONE, ArrayT, DType, ListT, ScalarT, SliceT, TupleT, Type
+from everypath.variants.ops._manip import axis_checked, const_axis, is_int, operand, operand_expr
+from everypath.variants.ops.creation import fill_expr
+from everypath.variants.ops.reductions import Bound, mask_of, probe, sample_value
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 EDIT = (Variant("loops", "everypath/ops/edit.hpp"),)
 

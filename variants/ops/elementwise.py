@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, ScalarT, Type
-from variants.registry import Family, Operator, Registry, Requirements, Site, TypingError, Variant
+from everypath.base.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, ScalarT, Type
+from everypath.variants.registry import Family, Operator, Registry, Requirements, Site, TypingError, Variant
 
 
 # every fused element-wise expression can run on these paths (lowering.emit_values.elementwise_paths)
@@ -156,7 +156,7 @@ def python_result(key: str, operands: list[Type], site: Site) -> Type:
         return FLOAT
     if name == "pow":
         exp = site.node.args[1]
-        from tracer.ir import Opcode
+        from everypath.tracer.ir import Opcode
 
         if exp.op is Opcode.CONST and isinstance(exp.target, int) and exp.target < 0:
             return FLOAT
@@ -218,7 +218,7 @@ def declare(reg: Registry) -> None:
             ikey = "operator.i" + key.split(".")[1].rstrip("_")
             reg.add(Operator(ikey, Family.ELEMENTWISE, getattr(operator, ikey.split(".")[1]), infer_inplace(spec, ikey),
                              None, elementwise=spec, variants=ELEMENTWISE_VARIANTS))
-    from variants.ops.linalg import PRODUCT_VARIANTS
+    from everypath.variants.ops.linalg import PRODUCT_VARIANTS
 
     reg.add(Operator("operator.matmul", Family.LINALG, operator.matmul, _matmul_infer(), _matmul_lower,
                      PRODUCT_VARIANTS))
@@ -241,7 +241,7 @@ def declare(reg: Registry) -> None:
 
 def _matmul_infer():
     def infer(site: Site) -> Type:  # resolved lazily: linalg is its own family module
-        from variants.ops.linalg import matmul_type
+        from everypath.variants.ops.linalg import matmul_type
 
         return matmul_type(site)
 
@@ -249,7 +249,7 @@ def _matmul_infer():
 
 
 def _matmul_lower(ls):  # type: ignore[no-untyped-def]
-    from variants.ops.linalg import matmul_lower
+    from everypath.variants.ops.linalg import matmul_lower
 
     return matmul_lower(ls)
 

@@ -14,10 +14,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = Variant("loops", "everypath/ops/fft.hpp")
 _DEFAULT, _INPUT = "ep::fftk::kDefault", "ep::fftk::kInputLength"  # n=None; irfftn's s[-1] == -1

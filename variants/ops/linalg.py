@@ -13,9 +13,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand, const_bool, mask_of, normalize_axes, probe
-from variants.registry import PathNotApplicable, Requirements, Variant, Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, const_bool, mask_of, normalize_axes, probe
+from everypath.variants.registry import PathNotApplicable, Requirements, Variant, Family, LowerSite, Operator, Registry, Site, TypingError
 
 _SIG = "(n?,k),(k,m?)->(n?,m?)"
 

@@ -18,10 +18,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, ListT, TupleT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand
-from variants.probe import call_probe
-from variants.registry import (Family, LowerSite, Operator, PathNotApplicable, Registry, Requirements, Site,
+from everypath.base.types import ArrayT, DType, ListT, TupleT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import (Family, LowerSite, Operator, PathNotApplicable, Registry, Requirements, Site,
                                TypingError, Variant)
 
 HEADER = Variant("loops", "everypath/ops/decomp.hpp")

@@ -10,11 +10,11 @@ import math
 
 import numpy as np
 
-from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.linalg_decomp import HEADER, LAPACK_VARIANTS, Call, fn, real_of
-from variants.ops.reductions import Bound
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.linalg_decomp import HEADER, LAPACK_VARIANTS, Call, fn, real_of
+from everypath.variants.ops.reductions import Bound
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 _LSTSQ = ("a", "b", "rcond")
 

@@ -15,10 +15,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand, normalize_axis
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, normalize_axis
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = Variant("loops", "everypath/ops/numerics.hpp")
 _WEAK = {DType.BOOL: True, DType.INT64: 2, DType.FLOAT64: 2.0, DType.COMPLEX128: 2.0 + 1j}

@@ -15,12 +15,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import BOOL, DType, ListT, NoneT, ScalarT, Type
-from variants.attributes import attribute_lower, attribute_type
-from variants.ops.numerics import dt_of, np_dtype, sample
-from variants.ops.reductions import Bound, array_expr, array_operand, const_bool
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import BOOL, DType, ListT, NoneT, ScalarT, Type
+from everypath.variants.attributes import attribute_lower, attribute_type
+from everypath.variants.ops.numerics import dt_of, np_dtype, sample
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, const_bool
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = Variant("loops", "everypath/ops/numerics_elem.hpp")
 

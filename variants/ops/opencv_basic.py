@@ -7,13 +7,13 @@ everypath/paths/opencv/imgproc.hpp.
 """
 from __future__ import annotations
 
-from lowering.types import ArrayT, DType, ScalarT, TupleT, Type
-from variants.ops.opencv_ops import (
+from everypath.base.types import ArrayT, DType, ScalarT, TupleT, Type
+from everypath.variants.ops.opencv_ops import (
     DEPTH_DTYPE, F32, F64, S16, S32, U8, U16, Args, ddepth_dtype, declare_cv,
 )
-from variants.ops import opencv_vimage as vi
-from variants.ops.opencv_simd import simd_guard, simd_variant
-from variants.registry import LowerSite, Registry, Site
+from everypath.variants.ops import opencv_vimage as vi
+from everypath.variants.ops.opencv_simd import simd_guard, simd_variant
+from everypath.variants.registry import LowerSite, Registry, Site
 
 THRESH_DTYPES = (U8, U16, S16, F32, F64)
 NORM_TYPES = {1: "NORM_INF", 2: "NORM_L1", 4: "NORM_L2", 32: "NORM_MINMAX"}

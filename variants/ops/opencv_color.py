@@ -7,11 +7,11 @@ ep::opencv::cv_cvt_color in everypath/paths/opencv/imgproc.hpp.
 """
 from __future__ import annotations
 
-from lowering.types import ArrayT, DType, Type
-from variants.ops.opencv_ops import F32, U8, U16, Args, declare_cv
-from variants.ops import opencv_vimage as vi
-from variants.ops.opencv_simd import simd_guard, simd_variant
-from variants.registry import LowerSite, Registry, Site
+from everypath.base.types import ArrayT, DType, Type
+from everypath.variants.ops.opencv_ops import F32, U8, U16, Args, declare_cv
+from everypath.variants.ops import opencv_vimage as vi
+from everypath.variants.ops.opencv_simd import simd_guard, simd_variant
+from everypath.variants.registry import LowerSite, Registry, Site
 
 HEADER = "everypath/ops/imgproc_color.hpp"
 # the codes the simd path converts (the others: loops); uint8 only: for float32 images the

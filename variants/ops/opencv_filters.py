@@ -7,11 +7,11 @@ errors). C++: everypath/ops/imgproc_filter.hpp (+ _box, _deriv), imgproc_morph.h
 """
 from __future__ import annotations
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT
-from variants.ops.opencv_ops import FILTER, F32, F64, S16, U8, U16, Args, ddepth_dtype, declare_cv
-from variants.ops.opencv_simd import simd_guard, simd_variant
-from variants.ops import opencv_vimage as vi
-from variants.registry import LowerSite, Registry, Site
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT
+from everypath.variants.ops.opencv_ops import FILTER, F32, F64, S16, U8, U16, Args, ddepth_dtype, declare_cv
+from everypath.variants.ops.opencv_simd import simd_guard, simd_variant
+from everypath.variants.ops import opencv_vimage as vi
+from everypath.variants.registry import LowerSite, Registry, Site
 
 LINEAR_HPP = "everypath/ops/imgproc_filter.hpp"
 MORPH_HPP = "everypath/ops/imgproc_morph.hpp"

@@ -6,9 +6,9 @@ imgproc_geom.hpp (loops), everypath/paths/opencv/imgproc_geom.hpp (OpenCV).
 """
 from __future__ import annotations
 
-from lowering.types import ArrayT
-from variants.ops.opencv_ops import ALL, FILTER, F32, F64, Args, declare_cv
-from variants.registry import LowerSite, Registry, Site
+from everypath.base.types import ArrayT
+from everypath.variants.ops.opencv_ops import ALL, FILTER, F32, F64, Args, declare_cv
+from everypath.variants.registry import LowerSite, Registry, Site
 
 GEOM_HPP = "everypath/ops/imgproc_geom.hpp"
 INTERP = {0: "INTER_NEAREST", 1: "INTER_LINEAR", 2: "INTER_CUBIC", 3: "INTER_AREA", 4: "INTER_LANCZOS4"}

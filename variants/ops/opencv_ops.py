@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, TupleT, Type
-from variants.registry import Family, LowerSite, Operator, Registry, Requirements, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, TupleT, Type
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Requirements, Site, TypingError, Variant
 
 CORE_HPP = "everypath/ops/imgproc.hpp"
 OPENCV_HPP = "everypath/paths/opencv/imgproc.hpp"
@@ -123,7 +123,7 @@ class Args:
             if default is None:
                 raise self.err(f"missing argument '{name}'")
             return default
-        from tracer.ir import Opcode
+        from everypath.tracer.ir import Opcode
 
         w = self.where[name]
         node = self.site.node.args[w] if isinstance(w, int) else self.site.node.kwargs[w]
@@ -135,7 +135,7 @@ class Args:
         return int(v)
 
     def const_value(self, name: str, default: Any) -> Any:
-        from tracer.ir import Opcode
+        from everypath.tracer.ir import Opcode
 
         if name not in self.where:
             return default

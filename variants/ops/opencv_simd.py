@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from lowering.types import ArrayT, DType, TupleT, Type
-from variants.registry import LowerSite, PathNotApplicable, Variant
+from everypath.base.types import ArrayT, DType, TupleT, Type
+from everypath.variants.registry import LowerSite, PathNotApplicable, Variant
 
 # measured with `everypath ops bench` (variants/opbench.py, 100 to 260000 pixels): the filters
 # beat loops 2-4x from 1000 pixels on, threshold from about 1000, cvtColor (gray) from a few thousand

@@ -17,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from lowering.types import ArrayT, DType
-from variants.ops.opencv_ops import F32, U8
-from variants.registry import LowerSite, PathNotApplicable, Registry, Requirements, Variant
+from everypath.base.types import ArrayT, DType
+from everypath.variants.ops.opencv_ops import F32, U8
+from everypath.variants.registry import LowerSite, PathNotApplicable, Registry, Requirements, Variant
 
 VIMAGE_HPP = "everypath/paths/vimage/imgproc.hpp"
 # vImage is vectorised and tiled across cores; below a few thousand pixels the call and

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import ArrayT, ListT, ScalarT, TupleT, Type
-from variants.ops._manip import operand, operand_expr
-from variants.ops.creation import fill_expr
-from variants.ops.reductions import Bound, probe, sample_value
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, ListT, ScalarT, TupleT, Type
+from everypath.variants.ops._manip import operand, operand_expr
+from everypath.variants.ops.creation import fill_expr
+from everypath.variants.ops.reductions import Bound, probe, sample_value
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 PAD = (Variant("loops", "everypath/ops/pad.hpp"),)
 

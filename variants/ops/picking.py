@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.reductions import Bound, normalize_axis
-from variants.ops.sorting import dtype_of, operand, operand_expr, probe_type, real_array, sample
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.reductions import Bound, normalize_axis
+from everypath.variants.ops.sorting import dtype_of, operand, operand_expr, probe_type, real_array, sample
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 PICK_HPP = (Variant("loops", "everypath/ops/pick.hpp"),)
 _MODES = {"raise": 0, "wrap": 1, "clip": 2}

@@ -13,11 +13,11 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.cpp import float_literal
-from lowering.types import FLOAT, INT, ArrayT, DType, GeneratorT, NoneT, ScalarT, Type
-from variants.ops.creation import shape_rank
-from variants.ops.reductions import Bound, dtype_arg
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.lowering.cpp import float_literal
+from everypath.base.types import FLOAT, INT, ArrayT, DType, GeneratorT, NoneT, ScalarT, Type
+from everypath.variants.ops.creation import shape_rank
+from everypath.variants.ops.reductions import Bound, dtype_arg
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 RANDOM = (Variant("loops", "everypath/ops/random.hpp", cost_hint="NumPy's PCG64 stream, bit for bit"),)
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lowering.cpp import float_literal
-from lowering.types import INT, ArrayT, DType, ListT, NONE, NoneT, ScalarT, Type
-from variants.ops.random import RANDOM, bind, gen, shape_arg, size_rank
-from variants.ops.reductions import Bound
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.lowering.cpp import float_literal
+from everypath.base.types import INT, ArrayT, DType, ListT, NONE, NoneT, ScalarT, Type
+from everypath.variants.ops.random import RANDOM, bind, gen, shape_arg, size_rank
+from everypath.variants.ops.reductions import Bound
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 _CHOICE = ("self", "a", "size", "replace", "p", "axis", "shuffle")
 

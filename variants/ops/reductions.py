@@ -18,8 +18,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, Type
-from variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Requirements, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, Type
+from everypath.variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Requirements, Site, TypingError, Variant
 
 # ---------------------------------------------------------------------------
 # shared helpers (also used by creation, scans, linalg, shape)
@@ -56,7 +56,7 @@ class Bound:
         return self.site.const(self.where[name])
 
     def is_const(self, name: str) -> bool:
-        from tracer.ir import Opcode
+        from everypath.tracer.ir import Opcode
 
         if name not in self.where:
             return False

@@ -10,11 +10,11 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, Type
-from variants.ops.reductions import (
+from everypath.base.types import ArrayT, DType, NoneT, Type
+from everypath.variants.ops.reductions import (
     Bound, array_expr, array_operand, dtype_arg, normalize_axis, probe,
 )
-from variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant
+from everypath.variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant
 
 # threads: independent lanes in parallel (exact); one long integer lane by a
 # two-pass prefix (exact: integer + and * wrap and are associative); one long

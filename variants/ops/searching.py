@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
-from variants.ops.reductions import Bound, const_bool, mask_of, normalize_axes, normalize_axis
-from variants.ops.sorting import cbool, operand, operand_expr, probe_type, real_array, sample
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, Type
+from everypath.variants.ops.reductions import Bound, const_bool, mask_of, normalize_axes, normalize_axis
+from everypath.variants.ops.sorting import cbool, operand, operand_expr, probe_type, real_array, sample
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 SEARCH_HPP = (Variant("loops", "everypath/ops/search.hpp"),)
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
-from variants.ops.reductions import Bound, const_bool
-from variants.ops.sorting import cbool, dtype_of, operand, operand_expr, probe_type, sample
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, Type
+from everypath.variants.ops.reductions import Bound, const_bool
+from everypath.variants.ops.sorting import cbool, dtype_of, operand, operand_expr, probe_type, sample
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 SETOPS_HPP = (Variant("loops", "everypath/ops/setops.hpp"),)
 

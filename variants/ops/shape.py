@@ -12,12 +12,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.creation import shape_rank
-from variants.ops.reductions import (
+from everypath.base.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.creation import shape_rank
+from everypath.variants.ops.reductions import (
     Bound, array_expr, array_operand, dtype_arg, mask_of, normalize_axes, normalize_axis, probe,
 )
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 
 def _array(t: Type | None, fname: str) -> ArrayT:

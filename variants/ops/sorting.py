@@ -18,10 +18,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand, normalize_axis
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, normalize_axis
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant
 
 SORT_HPP = (Variant("loops", "everypath/ops/sort.hpp"),)
 # np.sort / argsort / ndarray.sort: lanes in parallel, or one long lane as chunk sorts + merges.

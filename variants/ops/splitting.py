@@ -12,11 +12,11 @@ from typing import Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, ListT, ScalarT, TupleT, Type
-from variants.ops._manip import is_int, operand, operand_expr
-from variants.ops.reductions import Bound
-from variants.probe import call_probe, probe as probe_value
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, ListT, ScalarT, TupleT, Type
+from everypath.variants.ops._manip import is_int, operand, operand_expr
+from everypath.variants.ops.reductions import Bound
+from everypath.variants.probe import call_probe, probe as probe_value
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 SPLIT = (Variant("loops", "everypath/ops/split.hpp"),)
 

@@ -18,10 +18,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, NoneT, ScalarT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand, const_bool, mask_of, normalize_axes
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand, const_bool, mask_of, normalize_axes
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = Variant("loops", "everypath/ops/statistics.hpp")
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import ArrayT, NoneT, ScalarT, Type
-from variants.ops.reductions import Bound, array_expr, array_operand
-from variants.probe import call_probe
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, NoneT, ScalarT, Type
+from everypath.variants.ops.reductions import Bound, array_expr, array_operand
+from everypath.variants.probe import call_probe
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = Variant("loops", "everypath/ops/tensor.hpp")
 
@@ -123,7 +123,7 @@ def einsum_labels(subscripts: str, ndims: list[int]) -> tuple[list[list[int]], l
 def _einsum_parts(site: Site | LowerSite) -> tuple[str, list[ArrayT]]:
     if not site.node.args:
         raise TypingError("np.einsum() needs subscripts")
-    from tracer.ir import Opcode
+    from everypath.tracer.ir import Opcode
 
     if site.node.args[0].op is not Opcode.CONST:
         raise TypingError("np.einsum(): the subscripts must be a compile-time string")

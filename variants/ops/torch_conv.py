@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lowering.types import ArrayT, NoneT, Type
-from variants.ops._torch import NN, Ref, bind, const_of, need_tensor, replay
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.base.types import ArrayT, NoneT, Type
+from everypath.variants.ops._torch import NN, Ref, bind, const_of, need_tensor, replay
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 _CONV = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
 _MAX = ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")

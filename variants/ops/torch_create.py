@@ -7,10 +7,10 @@ Only the CPU is a device: ``device=`` may be None or "cpu", ``requires_grad=`` F
 """
 from __future__ import annotations
 
-from lowering.types import ArrayT, ScalarT, Type
-from variants.ops._torch import OPS, Ref, bind, const_of, need_tensor, probe_call, sample, torch
-from variants.ops.torch_shape import size_expr, size_rank
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.base.types import ArrayT, ScalarT, Type
+from everypath.variants.ops._torch import OPS, Ref, bind, const_of, need_tensor, probe_call, sample, torch
+from everypath.variants.ops.torch_shape import size_expr, size_rank
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 C = Family.CREATION
 _FILL = {"zeros": "0", "ones": "1"}

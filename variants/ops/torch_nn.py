@@ -8,10 +8,10 @@ torch's RuntimeError at run time (variants/include/everypath/ops/torch_nn.hpp, t
 """
 from __future__ import annotations
 
-from lowering.types import ArrayT, NoneT, ScalarT, Type
-from variants.ops._torch import NN, OPS, Ref, bind, const_dim, const_of, need_tensor, replay
-from variants.ops.torch_shape import size_expr, size_rank
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.base.types import ArrayT, NoneT, ScalarT, Type
+from everypath.variants.ops._torch import NN, OPS, Ref, bind, const_dim, const_of, need_tensor, replay
+from everypath.variants.ops.torch_shape import size_expr, size_rank
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 F = "torch.nn.functional"
 

@@ -18,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, ScalarT, Type
-from variants.ops._torch import (
+from everypath.base.types import ArrayT, DType, ScalarT, Type
+from everypath.variants.ops._torch import (
     OPS, Ref, bind, const_dim, cpp_bool, need_tensor, replay, torch, torch_dtype,
 )
-from variants.ops.elementwise import Ufunc
-from variants.ops.reductions import array_expr, mask_of
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.variants.ops.elementwise import Ufunc
+from everypath.variants.ops.reductions import array_expr, mask_of
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 # key -> (C++ scalar function, number of tensor/number operands, keyword arguments accepted with these values)
 _BINARY: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {

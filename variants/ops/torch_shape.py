@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from lowering.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
-from tracer.ir import Node, Opcode
-from variants.ops._torch import (
+from everypath.base.types import BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
+from everypath.tracer.ir import Node, Opcode
+from everypath.variants.ops._torch import (
     OPS, Ref, bind, const_dim, need_tensor, replay, tensor_t,
 )
-from variants.ops.reductions import mask_of
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.variants.ops.reductions import mask_of
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
 
 S = Family.SHAPE
 

@@ -22,9 +22,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from lowering.types import ArrayT, DType, ScalarT, TupleT, Type
-from variants.ops.elementwise import Ufunc, infer_ufunc, operand_dtype
-from variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.base.types import ArrayT, DType, ScalarT, TupleT, Type
+from everypath.variants.ops.elementwise import Ufunc, infer_ufunc, operand_dtype
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = Variant("loops", "everypath/ops/ufuncs_extra.hpp")
 

@@ -17,8 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from everypath.errors import CompileError, SourceLocation
-from lowering.types import (
+from everypath.base.errors import CompileError, SourceLocation
+from everypath.base.types import (
     BOOL, COMPLEX, FLOAT, INT, NONE, ArrayT, DType, ListT, ScalarT, TupleT, Type,
 )
 
@@ -162,7 +162,7 @@ def describe_value_type(value: Any) -> Type | None:
         return NONE
     tensor_t, dtype_t = _torch_attr("Tensor"), _torch_attr("dtype")
     if tensor_t is not None and isinstance(value, (tensor_t, dtype_t)):  # a tensor (crosses as a NumPy view), torch.float32
-        from lowering.types import DTypeT
+        from everypath.base.types import DTypeT
 
         is_dtype = isinstance(value, dtype_t)
         try:
