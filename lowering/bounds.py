@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from everypath.lowering.guard_facts import GuardFacts
 from everypath.lowering.infer import TypedFunction
 from everypath.base.types import ScalarT
 from everypath.tracer.ir import Node, Opcode
@@ -36,6 +37,7 @@ class LowerBounds:
         self.sign_memo: dict[Node, bool] = {}
         self.var_lb: dict[str, int | None] = {}
         self._shapes: "ShapeBounds | None" = None  # upper bounds, built on first use (lowering/shape_bounds.py)
+        self.guards = GuardFacts(lambda c: spec.op_keys.get(c, c.target if isinstance(c.target, str) else ""))
         self._loop_vars()
 
     def _loop_vars(self) -> None:
@@ -102,13 +104,9 @@ class LowerBounds:
         if n.op is Opcode.CONST and isinstance(n.target, int):
             return n.target
         if n.op is Opcode.LOAD:
-            if n.target in self.var_lb:
-                return self.var_lb[n.target]
-            ds = self.defs.get(n.target, [])
-            if not ds or any(d.op is not Opcode.STORE for d in ds):
-                return None
-            lbs = [self.lower_bound(d.args[0]) for d in ds]  # every assignment's value (cycles: unknown)
-            return None if None in lbs else min(lbs)  # type: ignore[type-var]
+            flow = self._load_lb(n)
+            guarded = self.guards.lower_bound(n)  # `j >= 0` tested just before this read (lowering/guard_facts.py)
+            return flow if guarded is None else guarded if flow is None else max(flow, guarded)
         if n.op is Opcode.GETITEM and n.args[0].op is Opcode.GETATTR and n.args[0].target == "shape":
             return 0
         if n.op is Opcode.CALL:
@@ -133,6 +131,15 @@ class LowerBounds:
             if key == "builtins.int" and args and args[0] is not None:
                 return args[0]
         return None
+
+    def _load_lb(self, n: Node) -> int | None:
+        if n.target in self.var_lb:
+            return self.var_lb[n.target]
+        ds = self.defs.get(n.target, [])
+        if not ds or any(d.op is not Opcode.STORE for d in ds):
+            return None
+        lbs = [self.lower_bound(d.args[0]) for d in ds]  # every assignment's value (cycles: unknown)
+        return None if None in lbs else min(lbs)  # type: ignore[type-var]
 
     def non_negative(self, n: Node) -> bool:
         lb = self.lower_bound(n)
