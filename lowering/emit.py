@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from everypath.base.errors import CompileError, internal_error
 from everypath.lowering.bounds import LowerBounds
 from everypath.lowering.cpp import EmitError, c_string, cast, ctype, literal, string_literal
@@ -82,11 +84,11 @@ class FunctionEmitter:
     def site_call(self, n: Node, op: str, dtype: str, options: "list[tuple[Variant, str]]",
                   operands: list[str]) -> str:
         """One recorded operator call site: the shim chooses among the options and times the call."""
-        from everypath.lowering.sites import Site
+        from everypath.lowering.sites import Site, site_function
 
         fn = self.spec.fn
         where = f"{os.path.basename(n.loc.filename or fn.filename)}:{n.loc.lineno or fn.loc.lineno}"
-        site = Site(f"{fn.module}.{fn.qualname}", op, where, dtype, tuple(v for v, _ in options))
+        site = Site(site_function(fn.module, fn.qualname, fn.filename), op, where, dtype, tuple(v for v, _ in options))
         return self.sites.call(site, [e for _, e in options], operands)
 
     def ty(self, n: Node) -> Any:
@@ -266,7 +268,7 @@ class FunctionEmitter:
                 self.line(f"{ident(n.target)} = {self._convert(v, self.ty(n.args[0]), t)};")
             return
         if op is Opcode.SETITEM:
-            self._store_checks(n.args[0], n.args[2])
+            self._store_checks(n.args[0], n.args[2], n.args[1])
             if n in self.masked:
                 from everypath.lowering.masked_update import emit_masked_update
 
@@ -339,12 +341,17 @@ class FunctionEmitter:
             self.mark(n)
             self.line(f"(void)ep::checked_int<{d.cpp}>({self.value(a)});")
 
-    def _store_checks(self, base: Node, value: Node) -> None:
-        """A Python int or float stored into an integer array raises as NumPy 2 does when it does not fit."""
+    def _store_checks(self, base: Node, value: Node, index: Node | None = None) -> None:
+        """A Python int or float stored into an integer array raises as NumPy 2 does when it does not fit;
+        so does a NumPy scalar stored into a signed integer array through an integer or slice index."""
         bt, vt = self.spec.types.get(base), self.spec.types.get(value)
-        if not (isinstance(bt, ArrayT) and bt.dtype.is_integer and not bt.torch and isinstance(vt, ScalarT) and vt.weak):
+        if not (isinstance(bt, ArrayT) and bt.dtype.is_integer and not bt.torch and isinstance(vt, ScalarT)):
             return
         d = bt.dtype
+        if not vt.weak:
+            if index is None or not self._fancy(index):
+                self._strong_store_check(d, vt.dtype, value)
+            return
         if vt.dtype is DType.INT64 and d is not DType.INT64:
             from everypath.lowering.emit_values import needs_int_check
 
@@ -353,6 +360,29 @@ class FunctionEmitter:
         elif vt.dtype is DType.FLOAT64:
             self.used_headers.add("everypath/pystore.hpp")
             self.line(f"ep::check_pyfloat_store<{d.cpp}>({self.value(value)});")
+
+    def _fancy(self, index: Node) -> bool:
+        """An index holding an array (a mask or integers): NumPy casts scalars stored through it."""
+        t = self.spec.types.get(index)
+        items = t.items if isinstance(t, TupleT) else (t,)
+        return any(isinstance(x, ArrayT) for x in items)
+
+    def _strong_store_check(self, d: DType, src: DType, value: Node) -> None:
+        """NumPy 2 stores a NumPy scalar into a signed integer array element (or basic slice) through
+        int(): NaN and inf raise, values beyond C long or the dtype raise OverflowError as a Python int
+        does (`a[0] = np.int64(300)` into int8). Unsigned destinations cast (wrap) as NumPy does."""
+        if d.kind != "i" or src is d or src.is_bool or src.is_complex:
+            return
+        if src.is_integer and np.can_cast(src.np, d.np, "safe"):
+            return
+        self.used_headers.add("everypath/pystore.hpp")
+        v = self.value(value)
+        if src.is_float:
+            self.line(f"ep::check_pyfloat_store<{d.cpp}>(static_cast<double>({v}));")
+        elif src is DType.UINT64:
+            self.line(f"ep::check_npuint_store<{d.cpp}>({v});")
+        else:
+            self.line(f"(void)ep::checked_int<{d.cpp}>(static_cast<int64_t>({v}));")
 
     def _store_maybe_weak(self, name: str, expr: str, vt: Type, t: "MaybeWeakT") -> None:
         """A Python scalar goes to the weak half, a NumPy scalar to the strong one; the flag says which is live."""

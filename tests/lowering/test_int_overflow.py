@@ -136,3 +136,65 @@ def test_bool_for_python_number_parameters_is_refused():
         with pytest.raises(TypeError, match=f"{fn.__name__}\\(\\) argument '\\w': expected \\w+, got"):
             everypath.compile(fn)(value)
     assert everypath.compile(as_int)(3) == 3
+
+
+# ---- NumPy scalars stored into integer arrays (NumPy 2: int() for signed destinations, C casts otherwise)
+I16 = np.ndarray[tuple[int], np.dtype[np.int16]]
+F64_1 = np.ndarray[tuple[int], np.dtype[np.float64]]
+I64_1 = np.ndarray[tuple[int], np.dtype[np.int64]]
+
+
+def quantize(q: I16, x: F64_1, scale: float):
+    for i in range(x.shape[0]):
+        q[i] = np.round(x[i] * scale)  # a NumPy float64 into int16
+    return q
+
+
+def narrow(q: I8, x: I64_1, u: U64):
+    q[0] = x[0]  # np.int64 into int8
+    q[1:] = x[1]  # a basic slice takes the same path
+    q[2] = u[0]  # np.uint64: beyond C long first
+    return q
+
+
+def through_mask(q: I8, x: I64_1):
+    q[q >= 0] = x[0]  # a mask casts (wraps), as NumPy does
+    q[np.array([0, 1])] = x[1]  # so does an index array
+    return q
+
+
+def into_unsigned(a: U8_1, x: F64_1, y: I64_1):
+    a[0] = x[0]  # unsigned destinations cast
+    a[1] = y[0]
+    return a
+
+
+def test_numpy_scalars_into_integer_arrays_as_numpy():
+    import warnings
+
+    f = everypath.compile(quantize)
+    for xs, scale in (([0.25, -0.5, 1.0], 100.0), ([1.0, 400.0], 100.0), ([float("nan")], 1.0),
+                      ([float("inf")], 1.0), ([1e300], 1.0), ([-327.68], 100.0)):
+        x = np.array(xs)
+        want = _outcome(quantize, (np.zeros(len(xs), np.int16), x, scale))
+        assert _outcome(f, (np.zeros(len(xs), np.int16), x, scale))[0] == want[0]
+        got = _outcome(f, (np.zeros(len(xs), np.int16), x, scale))
+        if want[0] == "ok":
+            np.testing.assert_array_equal(got[1], want[1])
+        else:
+            assert got == want, xs
+    g, h, k = everypath.compile(narrow), everypath.compile(through_mask), everypath.compile(into_unsigned)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy warns on the NaN cast; compiled code does not
+        for xs in ([5, -7, 3], [300, 1, 1], [1, -129, 0], [-128, 127, 2]):
+            for u in (0, 200, 2**63):
+                args = (np.array(xs), np.array([u], np.uint64))
+                w, o = _outcome(narrow, (np.zeros(3, np.int8), *args)), _outcome(g, (np.zeros(3, np.int8), *args))
+                assert (o[0], str(o[1])) == (w[0], str(w[1])), (xs, u)
+            w = _outcome(through_mask, (np.zeros(3, np.int8), np.array(xs)))
+            o = _outcome(h, (np.zeros(3, np.int8), np.array(xs)))
+            assert str(o) == str(w), xs
+        for v in (300.5, -1.5, float("nan"), 1e10):
+            args = (np.array([v]), np.array([-1, 2**40]))
+            w, o = _outcome(into_unsigned, (np.zeros(2, np.uint8), *args)), _outcome(k, (np.zeros(2, np.uint8), *args))
+            assert str(o) == str(w), v

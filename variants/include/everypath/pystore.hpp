@@ -1,5 +1,7 @@
 // Python floats stored into integer arrays (a[i] = x, a[:] = x, a.fill(x)): NumPy 2 converts them
-// with int() and range-checks the result like a Python int. NumPy scalars are C casts instead.
+// with int() and range-checks the result like a Python int. NumPy scalars stored into signed integer
+// arrays through an integer index or a basic slice take the same path (int(), C long, the dtype's
+// range); into unsigned arrays, and through masks or index arrays, they are C casts.
 #pragma once
 
 #include <cmath>
@@ -22,6 +24,13 @@ inline void check_pyfloat_store(double x) {
     raise("OverflowError", "Python int too large to convert to C long");
   }
   (void)checked_int<T>(static_cast<int64_t>(t));
+}
+
+// np.uint64 into a signed array: int(v) first, which a C long holds only up to INT64_MAX
+template <class T>
+inline void check_npuint_store(uint64_t x) {
+  if (x > static_cast<uint64_t>(INT64_MAX)) raise("OverflowError", "Python int too large to convert to C long");
+  (void)checked_int<T>(static_cast<int64_t>(x));
 }
 
 }  // namespace ep
