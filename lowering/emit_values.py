@@ -400,6 +400,10 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         from everypath.lowering.pyformat import format_call
 
         return format_call([(fe.value(a), fe.ty(a)) for a in n.args])
+    if target in ("ep.rconv", "ep.sconv"):  # the !r / !s of an f-string part
+        from everypath.lowering.pyformat import Mode, text
+
+        return text(fe.value(n.args[0]), fe.ty(n.args[0]), Mode.REPR if target == "ep.rconv" else Mode.STR)
     if target in ("operator.eq", "operator.ne") and all(isinstance(fe.ty(a), TupleT) for a in n.args):
         op = "==" if target == "operator.eq" else "!="
         return f"({fe.value(n.args[0])} {op} {fe.value(n.args[1])})"

@@ -286,7 +286,7 @@ class ProgramTyper:
                 if not (isinstance(t, NoneT) or (isinstance(t, ScalarT) and (t.dtype.is_integer or t.dtype.is_bool))):
                     raise TypingError("slice indices must be integers or None")
             return SliceT()
-        if target == "ep.format":
+        if target in ("ep.format", "ep.rconv", "ep.sconv"):
             return StrT()
         if target in ("operator.eq", "operator.ne") and all(isinstance(t, TupleT) for t in arg_types):
             return BOOL  # shape comparisons: a.shape == b.shape

@@ -658,7 +658,10 @@ class FunctionBuilder:
                 assert isinstance(v, ast.FormattedValue)
                 if v.format_spec is not None or v.conversion not in (-1, ord("r"), ord("s")):
                     raise self.error(v, "format specs in f-strings are not supported")
-                parts.append(self.value(v.value))
+                part = self.value(v.value)
+                if v.conversion in (ord("r"), ord("s")):  # f"{x!r}": repr(x) / str(x) before format(..., '')
+                    part = self.emit(Opcode.CALL, f"ep.{chr(v.conversion)}conv", (part,), self.loc(v))
+                parts.append(part)
         return self.emit(Opcode.CALL, "ep.format", tuple(parts), self.loc(e))
 
     def pattern(self, t: ast.expr) -> str | tuple:

@@ -95,6 +95,19 @@ def test_fstring_values_print_like_cpython(v):
     check(str_message, x32)
 
 
+def conversions_message(x: F1_32, y: F1, k: int, t: float, b: bool) -> float:
+    if x.shape[0] > 0:
+        raise ValueError(f"{x[0]!r} {x[0]!s} {x[0]} {y[0]!r} {k!r} {t!r} {t!s} {b!r} {x.shape!r} {(x[0], k)!s}")
+    return t
+
+
+@pytest.mark.parametrize("v", [0.1, 1e16, 2.5, -0.0, math.inf, 3e38])
+def test_fstring_conversions_r_and_s_like_cpython(v):
+    with np.errstate(over="ignore"):
+        x32 = np.array([v, 1.0]).astype(np.float32)
+    check(conversions_message, x32, np.array([v]), -7, v, True)
+
+
 def test_fstring_of_a_shape_tuple():
     check(shape_message, np.ones((2, 2)))
     check(shape_message, np.ones((3, 2)))
