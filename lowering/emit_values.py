@@ -311,7 +311,7 @@ def getitem(fe: "FunctionEmitter", n: Node) -> str:
         it = fe.ty(idx)
         if isinstance(it, ScalarT):
             return f"ep::list_get({b}, {fe.value(idx)})"
-        raise EmitError("list slicing is not supported yet")
+        return f"ep::list_slice({b}, {fe.value(idx)})"  # a new list, as in Python
     assert isinstance(bt, ArrayT)
     items, plan = _index_parts(fe, bt, idx)
     if plan.kind == "element":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from everypath.base.errors import CompileError
 from everypath.lowering.cpp import ctype
 from everypath.lowering.emit import FunctionEmitter, return_ctype
 from everypath.lowering.dispatch import PathPolicy
@@ -39,6 +40,21 @@ def _arg_exprs(t: Type, slot: list[int]) -> str:
     if isinstance(t, NoneT):
         return "ep::None{}"
     raise TypeError(f"parameter type {t} cannot cross the C ABI")
+
+
+def _entry_args(spec: TypedFunction) -> str:
+    """The C++ arguments of an entry point read from the ABI's values, one parameter after another."""
+    slot = [0]
+    out = []
+    for i, t in enumerate(spec.arg_types):
+        try:
+            out.append(_arg_exprs(t, slot))
+        except TypeError:
+            param = spec.fn.params[i] if i < len(spec.fn.params) else None
+            loc, name = (param.loc, param.name) if param is not None else (spec.fn.loc, f"#{i}")
+            raise CompileError.at(loc, f"parameter '{name}' of type {t} cannot cross the C ABI yet "
+                                  "(pass a NumPy array or a tuple)") from None
+    return ", ".join(out)
 
 
 def _put_results(expr: str, t: Type, slot: list[int], out: list[str]) -> None:
@@ -113,8 +129,7 @@ def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], bou
     out.append("")
     out += body
     for e in entries:
-        slot = [0]
-        args = ", ".join(_arg_exprs(t, slot) for t in e.spec.arg_types)
+        args = _entry_args(e.spec)
         out.append(f'EP_EXPORT int {e.symbol}(const ep_value* args, int64_t nargs, ep_value* results, '
                    "int64_t nresults, ep_error* err) {")
         out.append("  (void)nargs; (void)nresults;")
@@ -125,7 +140,10 @@ def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], bou
         else:
             out.append(f"    auto r = {e.spec.symbol}({args});")
             puts: list[str] = []
-            _put_results("r", rt, [0], puts)
+            try:
+                _put_results("r", rt, [0], puts)
+            except TypeError as exc:  # located: at the function, whose return crosses the ABI
+                raise CompileError.at(e.spec.fn.loc, f"{exc} yet (return a NumPy array or a tuple)") from None
             out += ["    " + p for p in puts]
         out.append("  });")
         out.append("}")

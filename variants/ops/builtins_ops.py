@@ -156,6 +156,30 @@ def sum_lower(ls: LowerSite) -> str:
     return f"ep::py_sum<{rt.dtype.cpp}>({ls.args[0]}, static_cast<{rt.dtype.cpp}>({start}))"
 
 
+def sorted_infer(site: Site) -> Type:
+    """sorted(iterable, reverse=...) of real scalars: a new list (NumPy elements stay NumPy scalars)."""
+    site.check_kwargs(("key", "reverse"))
+    if len(site.args) != 1:
+        raise TypingError(f"sorted expected 1 argument, got {len(site.args)}")
+    key = site.node.kwargs.get("key")
+    if key is not None and not (key.op.value == "const" and key.target is None):
+        raise TypingError("sorted(key=...) is not supported yet: sort the values themselves")
+    rev = site.type("reverse")
+    if rev is not None and not _is_int(rev):
+        raise TypingError(f"sorted(): 'reverse' must be a bool, got {rev}")
+    elem = _iterable_elem(site.args[0])
+    if not _is_real(elem):
+        raise TypingError(f"sorted() of {site.args[0]} is not supported (its items must be real numbers)")
+    return ListT(elem)
+
+
+def sorted_lower(ls: LowerSite) -> str:
+    rt = ls.result
+    assert isinstance(rt, ListT) and rt.elem is not None
+    reverse = ls.arg("reverse") or "false"
+    return f"ep::py_sorted<{ls.ctype(rt.elem)}>({ls.args[0]}, static_cast<bool>({reverse}))"
+
+
 def anyall_infer(site: Site) -> Type:
     _iterable_elem(site.args[0])
     return BOOL
@@ -354,6 +378,7 @@ def declare(reg: Registry) -> None:
     add(Operator("builtins.min", B, builtins.min, minmax_infer, minmax_lower))
     add(Operator("builtins.max", B, builtins.max, minmax_infer, minmax_lower))
     add(Operator("builtins.sum", B, builtins.sum, sum_infer, sum_lower))
+    add(Operator("builtins.sorted", B, builtins.sorted, sorted_infer, sorted_lower))
     add(Operator("builtins.any", B, builtins.any, anyall_infer, anyall_lower))
     add(Operator("builtins.all", B, builtins.all, anyall_infer, anyall_lower))
     add(Operator("builtins.int", B, builtins.int, int_infer, int_lower))

@@ -1,6 +1,7 @@
 // Python builtins and the math module, with Python's semantics and errors.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <initializer_list>
 #include <numeric>
@@ -71,6 +72,28 @@ R py_sum(const S& seq, R start) {
   each(seq, [&](auto v) { acc = static_cast<R>(acc + static_cast<R>(v)); });
   return acc;
 }
+// sorted(seq, reverse=...): a stable sort, as CPython's (reverse keeps equal items in their order too).
+// NaN makes `<` no order at all; CPython's result then depends on its timsort's exact steps, so a NaN
+// raises here instead of giving some other permutation.
+template <class R, class S>
+List<R> py_sorted(const S& seq, bool reverse) {
+  List<R> out;
+  each(seq, [&](auto v) {
+    if constexpr (std::is_floating_point_v<R>) {
+      if (std::isnan(static_cast<R>(v)))
+        raise("ValueError", "sorted() of floats holding NaN is not supported: CPython's order then depends on its "
+                            "sort algorithm's steps");
+    }
+    out.append(static_cast<R>(v));
+  });
+  auto& items = *out.items;
+  if (reverse)
+    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return b < a; });
+  else
+    std::stable_sort(items.begin(), items.end(), [](const auto& a, const auto& b) { return a < b; });
+  return out;
+}
+
 template <class S>
 bool py_any(const S& seq) {
   bool r = false;

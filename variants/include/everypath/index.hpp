@@ -172,6 +172,17 @@ inline index_t adjust(const Slice& s, index_t n, index_t& start) {
   return b > e ? (b - e - st - 1) / (-st) : 0;
 }
 
+// l[start:stop:step] of a list: a new list (a copy, as in Python)
+template <class T>
+inline List<T> list_slice(const List<T>& l, const Slice& s) {
+  index_t start = 0;
+  const index_t len = adjust(s, l.size(), start);
+  List<T> out;
+  out.items->reserve(static_cast<size_t>(len));
+  for (index_t k = 0; k < len; ++k) out.items->push_back(l[start + k * s.step]);
+  return out;
+}
+
 // ---- basic indexing: a view --------------------------------------------------
 template <class I> struct index_rank_delta;  // how many result axes an index item makes
 template <> struct index_rank_delta<Slice> { static constexpr int out = 1, in = 1; };
