@@ -491,7 +491,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM* vm, void* reserved) {
   epj.data = (*env)->GetFieldID(env, epj.ndarray, "data", "Ljava/nio/ByteBuffer;");
   epj.shape = (*env)->GetFieldID(env, epj.ndarray, "shape", "[J");
   epj.exception_init = (*env)->GetMethodID(env, epj.python_exception, "<init>",
-                                           "(Ljava/lang/String;Ljava/lang/String;)V");
+                                           "(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)V");
   if (!epj.for_result || !epj.data || !epj.shape || !epj.exception_init) return JNI_ERR;
   for (int i = 0; i < 11; ++i) {
     if ((epj.box[i] = epj_class(env, box[i])) == NULL) return JNI_ERR;
@@ -535,7 +535,14 @@ EPJ_HELPER void epj_throw_python(JNIEnv* env, const ep_error* err) {
   jstring t = epj_string(env, type, sizeof err->type);
   jstring m = t == NULL ? NULL : epj_string(env, msg, sizeof err->message);
   if (m == NULL) return;
-  jobject e = (*env)->NewObject(env, epj.python_exception, epj.exception_init, t, m);
+  /* the trace compiled code leaves after the message's NUL (lowering/tracebacks.py): "file\x1fline\x1fname" lines */
+  size_t used = 0;
+  while (err->set && used < sizeof err->message && err->message[used] != 0) ++used;
+  used = err->set ? used + 1 : sizeof err->message;
+  jstring tr = used < sizeof err->message ? epj_string(env, err->message + used, sizeof err->message - used)
+                                          : (*env)->NewStringUTF(env, "");
+  if (tr == NULL) return;
+  jobject e = (*env)->NewObject(env, epj.python_exception, epj.exception_init, t, m, tr);
   if (e != NULL) (*env)->Throw(env, (jthrowable)e);
 }
 
@@ -765,16 +772,32 @@ public enum DType {
 _EXCEPTION_JAVA = """\
 package everypath;
 
-/** An exception the compiled Python function raised: its Python type name and message. */
+/** An exception the compiled Python function raised: its Python type name and message, and the Python
+ *  lines it came from as the first frames of its stack trace (file.py:LINE, innermost first). */
 public class PythonException extends RuntimeException {
     private static final long serialVersionUID = 1L;
     private final String pythonType;
     private final String pythonMessage;
 
     public PythonException(String pythonType, String pythonMessage) {
+        this(pythonType, pythonMessage, "");
+    }
+
+    /** trace: "file, line, function" (0x1f between) entries, one per line, innermost first (as compiled code writes it). */
+    public PythonException(String pythonType, String pythonMessage, String trace) {
         super(pythonType + ": " + pythonMessage);
         this.pythonType = pythonType;
         this.pythonMessage = pythonMessage;
+        java.util.List<StackTraceElement> frames = new java.util.ArrayList<>();
+        for (String entry : trace.split("\\n")) {
+            String[] p = entry.split("\\u001f");
+            if (p.length == 3 && p[1].matches("[0-9]+")) frames.add(new StackTraceElement("python", p[2], p[0],
+                                                                                 Integer.parseInt(p[1])));
+        }
+        if (!frames.isEmpty()) {
+            frames.addAll(java.util.Arrays.asList(getStackTrace()));
+            setStackTrace(frames.toArray(new StackTraceElement[0]));
+        }
     }
 
     /** "ValueError", "ZeroDivisionError", or module.Name for an imported exception type. */

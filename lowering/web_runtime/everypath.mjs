@@ -48,6 +48,33 @@ export function pythonError(type, message) {
   return e;
 }
 
+// The trace compiled code leaves after the message's NUL (lowering/tracebacks.py reads the same):
+// entries "file\x1fline\x1ffunction", innermost first, one per line.
+function traceAfterMessage(buffer, ptr, size) {
+  const bytes = new Uint8Array(buffer, ptr, size);
+  const nul = bytes.indexOf(0);
+  if (nul < 0) return [];
+  const rest = bytes.subarray(nul + 1);
+  const end = rest.indexOf(0);
+  const text = new TextDecoder().decode(rest.subarray(0, end < 0 ? rest.length : end));
+  const frames = [];
+  for (const entry of text.split("\n")) {
+    const [file, line, name] = entry.split("\x1f");
+    if (name !== undefined && /^[0-9]+$/.test(line) && Number(line) > 0) frames.push({ file, line: Number(line), name });
+  }
+  return frames.reverse();  // outermost first, as Python prints them
+}
+
+// e.pythonTraceback: [{file, line, name}] outermost first; the stack starts with Python's own lines
+function withTrace(e, frames) {
+  e.pythonTraceback = frames;
+  if (frames.length) {
+    const tb = frames.map((f) => `  File "${f.file}", line ${f.line}, in ${f.name}`).join("\n");
+    e.stack = `Traceback (most recent call last):\n${tb}\n${e.name}: ${e.message}\n${e.stack || ""}`;
+  }
+  return e;
+}
+
 function describe(v) {
   if (v === null) return "null";
   if (ArrayBuffer.isView(v)) return `${v.constructor.name} of length ${v.length}`;
@@ -378,7 +405,8 @@ export class KernelModule {
     if (!ptr) return null;
     const dv = new DataView(this.memory.buffer), L = this.L;
     if (dv.getInt32(ptr + L.error_set, true) === 0) return null;
-    return pythonError(cString(this.memory.buffer, ptr + L.error_type), cString(this.memory.buffer, ptr + L.error_message));
+    const e = pythonError(cString(this.memory.buffer, ptr + L.error_type), cString(this.memory.buffer, ptr + L.error_message));
+    return withTrace(e, traceAfterMessage(this.memory.buffer, ptr + L.error_message, L.error_size - L.error_message));
   }
 
   _scalar(dv, p, dtype) {

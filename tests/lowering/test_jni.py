@@ -129,7 +129,9 @@ public final class Main {
         try {
             out(key, "returned " + c.run());
         } catch (PythonException e) {
+            StackTraceElement top = e.getStackTrace()[0];
             out(key, "PythonException|" + e.pythonType() + "|" + e.pythonMessage());
+            out(key + "_at", top.getFileName() + ":" + top.getLineNumber() + ":" + top.getMethodName());
         } catch (IllegalArgumentException e) {
             out(key, "IllegalArgumentException|" + e.getMessage());
         }
@@ -272,6 +274,11 @@ def test_exception_raised_in_compiled_code(java_output: dict[str, str]) -> None:
     with pytest.raises(ValueError) as info:
         collatz_steps(-4)
     assert java_output["raise"] == f"PythonException|ValueError|{info.value}"
+    tb = info.value.__traceback__
+    while tb.tb_next is not None:  # the innermost frame: where CPython raised
+        tb = tb.tb_next
+    # the first Java frame is the Python line (the portable build names the file by its base name)
+    assert java_output["raise_at"] == f"{Path(tb.tb_frame.f_code.co_filename).name}:{tb.tb_lineno}:collatz_steps"
 
 
 def test_bad_arguments_name_the_parameter(java_output: dict[str, str]) -> None:

@@ -11,6 +11,7 @@ import os
 import shutil
 import threading
 import time
+from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
@@ -71,7 +72,8 @@ CALL = """async ([name, args]) => {
       ? { ...x, typed: x.data.constructor.name, data: Array.from(x.data, (e) => typeof e === "bigint" ? e.toString() : e) } : x;
     return { ok: out(r) };
   } catch (e) {
-    return { error: { name: e.name, message: e.message } };
+    return { error: { name: e.name, message: e.message }, ...(e.pythonTraceback && e.pythonTraceback.length
+      ? { traceback: e.pythonTraceback } : {}) };
   }
 }"""
 
@@ -166,7 +168,11 @@ def test_tuple_result_error_and_recovery_in_the_browser(page: Any) -> None:
         empty = np.zeros((0, 5), np.int64)
         with pytest.raises(ValueError) as info:
             col_range(empty)
-        assert _call(page, "col_range", empty) == {"error": {"name": "ValueError", "message": str(info.value)}}
+        r = _call(page, "col_range", empty)
+        assert r["error"] == {"name": "ValueError", "message": str(info.value)}
+        # the user's line, as CPython's traceback ends (builds without C++ exceptions: the innermost frame)
+        line = info.value.__traceback__.tb_next.tb_lineno  # type: ignore[union-attr]
+        assert r["traceback"][-1] == {"file": Path(__file__).name, "line": line, "name": "col_range"}, r
     bad = _call(page, "col_range", np.zeros((2, 2), np.float32))
     assert bad["error"]["name"] == "TypeError"
     assert bad["error"]["message"].startswith("col_range() argument 'm': expected a int64 array of rank 2")
