@@ -12,9 +12,39 @@ from everypath.base.errors import SourceSyntaxError
 
 
 def import_path(path: str) -> object:
+    """Import a user's file. Inside a package (folders with __init__.py) it is imported by its package
+    name from the package root, as `from pkg import app` would (relative imports work); a lone script
+    as everypath_user.<stem>, so that it cannot shadow a module of that name. Either way its builds
+    share the cache with `python app.py` and `python -m pkg.app`: keys never use the import name."""
     p = Path(path).resolve()
     if not p.exists():
         raise click.BadParameter(f"no such file: {path}", param_hint="MODULE")
+    root = p.parent
+    while (root / "__init__.py").is_file():
+        root = root.parent
+    try:
+        if root != p.parent:
+            module = _import_package_module(p, root)
+            if module is not None:
+                return module
+        return _import_file(path, p)
+    except SyntaxError as exc:  # one located gcc-style line, not a traceback from inside the CLI
+        raise LocatedError(str(SourceSyntaxError.from_syntax_error(exc))) from None
+
+
+def _import_package_module(p: Path, root: Path) -> object | None:
+    """pkg/app.py imported as pkg.app with root on sys.path; None when that name is another file here
+    (an installed package of the same name)."""
+    from everypath.tracer.globals import source_module
+
+    name = source_module(str(p), "")
+    sys.path.insert(0, str(root))
+    module = importlib.import_module(name)
+    f = getattr(module, "__file__", None)
+    return module if f is not None and Path(f).resolve() == p else None
+
+
+def _import_file(path: str, p: Path) -> object:
     name = f"everypath_user.{p.stem}"
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:
@@ -22,10 +52,7 @@ def import_path(path: str) -> object:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     sys.path.insert(0, str(p.parent))
-    try:
-        spec.loader.exec_module(module)
-    except SyntaxError as exc:  # one located gcc-style line, not a traceback from inside the CLI
-        raise LocatedError(str(SourceSyntaxError.from_syntax_error(exc))) from None
+    spec.loader.exec_module(module)
     return module
 
 

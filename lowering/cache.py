@@ -6,6 +6,10 @@ file, argument types, flags, compiler and header versions maps to a
 manifest (through the values of the module globals the build read, when
 it read any: see load). Level 2 (pipeline): the generated C++ itself keys the shared
 object, so identical code is built once.
+
+Nothing in a key depends on the name the entry's module was imported under ('__main__', 'app',
+'pkg.app', the CLI's 'everypath_user.app'): the function is known by its file, qualname and
+source, its globals' modules by tracer.globals.origin (issue 13).
 """
 from __future__ import annotations
 
@@ -63,16 +67,22 @@ def compiler_digest() -> str:
 
 
 def front_key(pyfunc: types.FunctionType, call_types: Any, settings: Settings) -> str:
+    """Level-1 key. The function is identified by its file (path and contents), qualname and source,
+    never by __module__: a script's '__main__' and the CLI's path import must find one build."""
     try:
         src = inspect.getsource(pyfunc)
     except (OSError, TypeError, SyntaxError, tokenize.TokenError):  # edited since import: tracing reports it
         src = pyfunc.__code__.co_code.hex()
+    filename = pyfunc.__code__.co_filename
+    if not filename.startswith("<"):  # runpy.run_path("app.py") leaves it relative: one file, one key
+        filename = os.path.abspath(filename)
     parts = [
         str(FORMAT_VERSION), COMPILER_VERSION, src, repr(getattr(pyfunc, "__annotations__", {})),
-        pyfunc.__module__ or "", pyfunc.__qualname__,
-        repr(call_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.boundscheck), settings.path_key(),
+        pyfunc.__qualname__,
+        repr(call_types), " ".join(settings.cxx_flags() + settings.link_flags()), str(settings.boundscheck),
+        settings.path_key(),
         compiler_version(settings.cxx, str(settings.cache_dir)), headers_digest(), compiler_digest(),
-        pyfunc.__code__.co_filename, str(file_digest(pyfunc.__code__.co_filename)),
+        filename, str(file_digest(filename)),
     ]
     return hashlib.sha256("\x00".join(parts).encode()).hexdigest()
 
@@ -92,20 +102,24 @@ def load(settings: Settings, key: str, entry_globals: dict[str, Any] | None = No
     """The build recorded under a front key, if its shared object exists, no source changed and
     every module global it read still has the value it was built with.
 
-    A front key that read globals maps to their names only; the build itself is under
-    value_key(front key, each global's current digest), so each set of values keeps its own build."""
+    A front key that read globals maps to their names only (module origin, import-name hint, name);
+    the build itself is under value_key(front key, each global's current digest), so each set of
+    values keeps its own build."""
     m = _read(settings, key)
     reads: list[Any] = []
     if m is not None and "globals" in m:
         from everypath.tracer.globals import ABSENT, GlobalRead, namespace_of, value_digest, value_key
 
-        for module, name, hidden in m["globals"]:
-            ns = namespace_of(module, entry_globals or {})
+        entry = entry_globals or {}
+        where_of: list[str] = []
+        for where, hint, name, hidden in m["globals"]:  # manifests before issue 13 had other front keys
+            ns = namespace_of(where, hint, entry)
             if ns is None:
                 return None  # that module is not loaded here: trace again
             obj = ns.get(name, ABSENT)
-            reads.append(GlobalRead(module, name, value_digest(obj), ns, obj, hidden))
-        m = _read(settings, value_key(key, [(r.module, r.name, r.digest) for r in reads]))
+            reads.append(GlobalRead(str(ns.get("__name__", hint)), name, value_digest(obj), ns, obj, hidden))
+            where_of.append(where)
+        m = _read(settings, value_key(key, [(w, r.name, r.digest) for w, r in zip(where_of, reads)]))
     if m is None:
         return None
     so = Path(m["so"])
@@ -115,16 +129,21 @@ def load(settings: Settings, key: str, entry_globals: dict[str, Any] | None = No
                           globals=tuple(reads))
 
 
-def store(settings: Settings, key: str, module: CompiledModule, deps: dict[str, str | None]) -> None:
+def store(settings: Settings, key: str, module: CompiledModule, deps: dict[str, str | None],
+          entry_globals: dict[str, Any] | None = None) -> None:
+    """Record a build under its front key (through its globals' value key when it read any);
+    entry_globals: the entry's __globals__, so that its own module is keyed as SELF, not by name."""
     manifest = {"so": str(module.so_path), "symbol": module.symbol, "signature": jsonable(module.signature),
                 "cpp": str(module.cpp_path), "deps": deps, "key": key}
     if module.globals:
-        from everypath.tracer.globals import value_key
+        from everypath.tracer.globals import origin, value_key
 
         reads = module.globals
+        where = [origin(r.namespace, entry_globals or {}) for r in reads]
         write_atomic(manifest_path(settings, key),
-                     json.dumps({"globals": [[r.module, r.name, r.hidden] for r in reads], "key": key}))
-        key = value_key(key, [(r.module, r.name, r.digest) for r in reads])
+                     json.dumps({"globals": [[w, r.module, r.name, r.hidden] for w, r in zip(where, reads)],
+                                 "key": key}))
+        key = value_key(key, [(w, r.name, r.digest) for w, r in zip(where, reads)])
     write_atomic(manifest_path(settings, key), json.dumps(manifest))
 
 

@@ -189,7 +189,7 @@ def compile_function(pyfunc: types.FunctionType, settings: Settings,
     if not so_path.exists():
         build_shared(source, so_path, settings)
     module = CompiledModule(so_path, symbol, sig, so_path.with_suffix(".cpp"), key, from_cache=False, globals=gen.reads)
-    cache.store(settings, key, module, {f: cache.file_digest(f) for f in gen.files})
+    cache.store(settings, key, module, {f: cache.file_digest(f) for f in gen.files}, pyfunc.__globals__)
     return module
 
 

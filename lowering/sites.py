@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from everypath.lowering.cpp import c_string
 from everypath.base.types import ArrayT, ListT, ScalarT, TupleT, Type
+from everypath.tracer.globals import source_module
 from everypath.variants.registry import Family, Operator, Variant
 
 # calls that are not recorded: Python builtins and math on scalars, containers, and views or
@@ -57,9 +58,16 @@ def dtype_name(t: Type | None) -> str:
     return ""
 
 
+def site_function(module: str, qualname: str, filename: str) -> str:
+    """The function a site reports: its file's package-qualified name and its qualname ('app.kernel',
+    'pkg.app.kernel'). Never the import name: '__main__.kernel' from `python app.py` and
+    'everypath_user.app.kernel' from `everypath compile` would bake two names into two builds."""
+    return f"{source_module(filename, module)}.{qualname}"
+
+
 @dataclass(frozen=True)
 class Site:
-    function: str  # module-qualified Python function
+    function: str  # site_function: package-qualified Python function
     op: str  # operator key (fused expressions: "fused:<root op>")
     call_site: str  # file.py:LINE
     dtype: str  # result dtype, "" when not an array or scalar

@@ -7,10 +7,17 @@ new object decides: equal (``K = 2.0`` run again) keeps the build, different rec
 cache, whose key includes every digest. Module arrays are not baked in: they reach compiled code as
 hidden arguments read at each call, so in-place changes are seen as in CPython; only their dtype and
 rank are part of the build.
+
+A module is known by where its source is, never by the name it was imported under: ``python app.py``
+(``__main__``), ``import app``, ``python -m pkg.app`` and ``everypath compile`` (``everypath_user.app``)
+must share one cache key and one build (issue 13). Keys name the entry's own module ``SELF`` and other
+modules by their file (``origin``); the import name is kept only as a hint to find the namespace fast.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import sys
 import types
 from dataclasses import dataclass, field
@@ -31,7 +38,7 @@ ABSENT: Any = _Absent()
 class GlobalRead:
     """One module global the compiled program depends on."""
 
-    module: str  # the module's name, to find its namespace again in another process
+    module: str  # the module's import name: a hint to find its namespace again (keys use origin(), not this)
     name: str
     digest: str  # value_digest(obj): what the build baked in
     namespace: dict[str, Any] = field(compare=False, repr=False)
@@ -71,9 +78,10 @@ def value_digest(obj: Any) -> str:
     if isinstance(obj, np.ndarray):
         return f"ndarray:{obj.dtype.str}:{obj.ndim}"
     if isinstance(obj, types.ModuleType):
-        return f"module:{obj.__name__}"
+        return f"module:{module_name(obj)}"
     if isinstance(obj, types.FunctionType):
-        return f"function:{obj.__module__}.{obj.__qualname__}:{_code_digest(obj.__code__)}:" \
+        where = source_module(obj.__code__.co_filename, obj.__module__ or "")
+        return f"function:{where}.{obj.__qualname__}:{_code_digest(obj.__code__)}:" \
                f"{obj.__defaults__!r}:{obj.__kwdefaults__!r}"
     inner = getattr(obj, "py_function", None)  # a @compile function called from compiled code
     if isinstance(inner, types.FunctionType):
@@ -94,12 +102,56 @@ def _code_digest(code: types.CodeType) -> str:
     return h.hexdigest()[:32]
 
 
-def namespace_of(module: str, entry_globals: dict[str, Any]) -> dict[str, Any] | None:
-    """The namespace a recorded global lives in, looked up again (after a cache hit)."""
-    if entry_globals.get("__name__") == module:
+SELF = "self"  # origin of the entry function's own module, whatever its import name
+
+
+@functools.lru_cache(maxsize=1024)
+def source_module(filename: str, fallback: str) -> str:
+    """The dotted name a source file has wherever it is imported from: its stem under the packages
+    (folders with __init__.py) around it, so pkg/app.py is 'pkg.app' as a script, as a package
+    module and under the CLI alike. Not a .py file on disk (<stdin>, a notebook cell): fallback."""
+    if not filename.endswith(".py") or not os.path.isfile(filename):
+        return fallback
+    folder, stem = os.path.split(os.path.abspath(filename))
+    parts = [] if stem == "__init__.py" else [stem[:-3]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, name = os.path.split(folder)
+        parts.insert(0, name)
+    return ".".join(parts) or fallback
+
+
+def module_name(mod: types.ModuleType) -> str:
+    """A module's import-independent name (source_module of its file; its __name__ without one)."""
+    f = getattr(mod, "__file__", None)
+    return source_module(f, mod.__name__) if isinstance(f, str) else mod.__name__
+
+
+def _file_origin(namespace: dict[str, Any]) -> str:
+    f = namespace.get("__file__")
+    return f"file:{os.path.realpath(f)}" if isinstance(f, str) else f"name:{namespace.get('__name__', '')}"
+
+
+def origin(namespace: dict[str, Any], entry_globals: dict[str, Any]) -> str:
+    """Which module a global lives in, as cache keys say it: SELF for the entry's own module (found
+    again through the entry's __globals__), else the module's source file."""
+    return SELF if namespace is entry_globals else _file_origin(namespace)
+
+
+def namespace_of(where: str, hint: str, entry_globals: dict[str, Any]) -> dict[str, Any] | None:
+    """The namespace of origin ``where`` in this process (after a cache hit): the entry's own, else
+    the module imported as ``hint`` when it is that file, else any loaded module of that file."""
+    if where == SELF:
         return entry_globals
-    mod = sys.modules.get(module)
-    return None if mod is None else vars(mod)
+    mod = sys.modules.get(hint)
+    if mod is not None and _file_origin(vars(mod)) == where:
+        return vars(mod)
+    if where.startswith("file:"):
+        base = os.path.basename(where)
+        for mod in list(sys.modules.values()):  # imported under another name here (pkg.helpers vs helpers)
+            f = getattr(mod, "__file__", None)
+            if isinstance(f, str) and os.path.basename(f) == base and _file_origin(vars(mod)) == where:
+                return vars(mod)
+    return None
 
 
 def value_key(front: str, reads: list[tuple[str, str, str]]) -> str:

@@ -56,8 +56,9 @@ def test_recorded_calls_reach_the_lake_on_exit(tmp_path: Path) -> None:
                  "device_class, device_id, runtime, propensity FROM calls").to_pylist()
     assert len(rows) == 600  # two recorded operator calls per step: nothing lost on a normal exit
     ops = {(r["function"], r["op"], r["call_site"]) for r in rows}
-    assert ops == {("__main__.step", "fused:operator.add", "kernel_prog.py:8"),
-                   ("__main__.step", "operator.matmul", "kernel_prog.py:8")}
+    # the function is named by its file, never by its import name ('__main__' here): lowering.sites.site_function
+    assert ops == {("kernel_prog.step", "fused:operator.add", "kernel_prog.py:8"),
+                   ("kernel_prog.step", "operator.matmul", "kernel_prog.py:8")}
     assert {r["n_elements"] for r in rows} == {512, 256}
     assert all(r["latency_ns"] > 0 and r["runtime"] == "cpython-extension" and r["propensity"] == 1.0 for r in rows)
     assert len({r["device_id"] for r in rows}) == 1 and len(rows[0]["device_id"]) == 64
