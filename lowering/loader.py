@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import logging
 import os
 import platform
 import tempfile
@@ -22,8 +21,6 @@ from typing import Any
 from everypath.base.settings import Settings
 from everypath.lowering.bundle import Bundle, BundleError, open_bundle
 from everypath.lowering.targets import ArtifactKind
-
-log = logging.getLogger("everypath.bundle")
 
 # ISA levels per arch, lowest first: an artifact runs on a CPU whose level is at least its own
 LEVELS: dict[str, tuple[str, ...]] = {"x86_64": ("x86-64-v1", "x86-64-v2", "x86-64-v3", "x86-64-v4"),
@@ -184,7 +181,10 @@ def _apply_table(b: Bundle, path: Path, settings: Settings) -> None:
     try:
         Shim._apply_table(path, str(process_device(settings)["device_class"]))
     except Exception:  # noqa: BLE001 - like the shim: a table that cannot serve never breaks the call
-        log.exception("everypath.load: cannot apply %s's selection table; the built-in thresholds choose", b.path)
+        import logging  # here: a first call's path need not load logging for a message it may never say
+
+        logging.getLogger("everypath.bundle").exception(
+            "everypath.load: cannot apply %s's selection table; the built-in thresholds choose", b.path)
 
 
 def load(path: str | os.PathLike, key: Any = None, settings: Settings | None = None) -> LoadedFunction:

@@ -4,6 +4,10 @@ device_id identifies one machine without revealing it: sha256 over a random per-
 and the machine id, so two lakes never share ids and the raw id/serial is never stored.
 device_class groups machines of the same kind (same features), which is what the
 selector learns per.
+
+`everypath.load` reads the CPU's flags and ISA level from here on a bundle's first call: what
+only the full fingerprint needs (subprocess for nvidia-smi, socket, uuid, secrets for the salt)
+is imported where it is used.
 """
 from __future__ import annotations
 
@@ -12,11 +16,6 @@ import json
 import os
 import platform
 import re
-import secrets
-import shutil
-import socket
-import subprocess
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,6 +83,9 @@ def _caches() -> dict[str, int | None]:
 
 
 def _gpu() -> str | None:
+    import shutil
+    import subprocess
+
     exe = shutil.which("nvidia-smi")
     if not exe:
         return None
@@ -106,6 +108,9 @@ def _machine_id() -> str:
             continue
         if mid:
             return mid
+    import socket
+    import uuid
+
     return f"{socket.gethostname()}-{uuid.getnode():012x}"
 
 
@@ -116,6 +121,9 @@ def salt(lake_root: Path) -> bytes:
         return bytes.fromhex(path.read_text().strip())
     except (OSError, ValueError):
         pass
+    import secrets
+    import uuid
+
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".salt.tmp-{uuid.uuid4().hex}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -7,35 +7,60 @@ flush()/close(), at exit and on SIGTERM/SIGINT (then hands the signal to the pre
 handler, so Ctrl-C still raises KeyboardInterrupt and SIGTERM still terminates with the
 right status). It never raises into user code: failures are logged and counted. A process
 killed with SIGKILL loses only the rows not yet published; parts appear by rename, whole.
+
+Drained records stay NumPy columns (RawCalls) until a publish converts them: the first publish
+is what imports pyarrow and the lake (issue 13: a process that records nothing, or exits before
+its first publish, never loads them on its way). The lake and the device fields may be given
+as factories for the same reason; they are called at the first publish. Exit never waits on the
+timer: close() wakes the thread, drains once more and writes what is left.
 """
 from __future__ import annotations
 
 import atexit
-import logging
 import os
 import signal
 import threading
 import time
 from collections.abc import Callable
 from types import FrameType
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from everypath.base.settings import Settings
-from everypath.telemetry.lake import Lake
 from everypath.telemetry.records import CallSite, RawCalls, to_batch
 
-log = logging.getLogger("everypath.telemetry")
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from everypath.telemetry.lake import Lake
+
+
+class LazyLogger:
+    """logging.getLogger(name), looked up on first use: logging (with traceback and string, ~1.5 ms)
+    is not loaded on a first call's path only for a message telemetry may never have to say."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger(self.name), attr)
+
+
+log = LazyLogger("everypath.telemetry")
 
 Drain = Callable[[], "tuple[RawCalls, list[CallSite]] | None"]
+Device = dict[str, object]
 _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class Flusher:
-    def __init__(self, drain: Drain, lake: Lake, settings: Settings, device: dict[str, object], *,
+    def __init__(self, drain: Drain, lake: Lake | Callable[[], Lake], settings: Settings,
+                 device: Device | Callable[[], Device], *,
                  publish_rows: int = 256_000, publish_seconds: float | None = None, redrain_rows: int = 200_000,
                  max_buffer_rows: int = 8_000_000, install_signals: bool = True, start: bool = True) -> None:
-        self.drain, self.lake, self.settings, self.device = drain, lake, settings, device
+        self.drain, self.settings = drain, settings
+        self._lake, self._device = lake, device  # factories are called at the first publish
         self.publish_rows, self.redrain_rows, self.max_buffer_rows = publish_rows, redrain_rows, max_buffer_rows
         # default: a part at least every 6 drains (30 s with the default 5 s flush interval)
         self.publish_seconds = max(publish_seconds if publish_seconds is not None else 6 * settings.flush_seconds,
@@ -43,7 +68,9 @@ class Flusher:
         self.errors = 0  # failures logged (drain, conversion or publish)
         self.dropped = 0  # rows discarded because publishing kept failing and the buffer was full
         self.published_rows = 0
-        self._buf: list[pa.RecordBatch] = []
+        # drained pieces, (RawCalls, sites) until a publish converts them to Arrow batches (kept as such
+        # when that publish fails, for the retry)
+        self._buf: list[tuple[RawCalls, list[CallSite]] | pa.RecordBatch] = []
         self._buf_rows = 0
         self._last_publish = time.monotonic()
         self._lock = threading.Lock()
@@ -58,6 +85,18 @@ class Flusher:
                 signal.signal(sig, self._on_signal)
         if start:
             self._thread.start()
+
+    @property
+    def lake(self) -> Lake:
+        if callable(self._lake):
+            self._lake = self._lake()
+        return self._lake
+
+    @property
+    def device(self) -> Device:
+        if callable(self._device):
+            self._device = self._device()
+        return self._device
 
     # ---- the loop -------------------------------------------------------------------
     def _run(self) -> None:
@@ -81,29 +120,52 @@ class Flusher:
             if got is None:
                 return 0
             raw, sites = got
-            if not len(raw):
+            n = len(raw)
+            if not n:
                 return 0
-            batch = to_batch(raw, sites, self.device)
         except Exception:  # noqa: BLE001 - telemetry must never break the user's program
             self.errors += 1
             log.exception("everypath telemetry: draining records failed")
             return 0
-        self._buf.append(batch)
-        self._buf_rows += batch.num_rows
+        self._buf.append((raw, list(sites)))  # the site list grows in place: keep this drain's view
+        self._buf_rows += n
         while self._buf_rows > self.max_buffer_rows and len(self._buf) > 1:
-            old = self._buf.pop(0)
-            self._buf_rows -= old.num_rows
-            self.dropped += old.num_rows
-        return batch.num_rows
+            old = _rows(self._buf.pop(0))
+            self._buf_rows -= old
+            self.dropped += old
+        return n
+
+    def _batches(self) -> list[pa.RecordBatch]:
+        """The buffer as Arrow batches (converted in place); a piece that cannot be converted is
+        logged, counted and dropped (it would fail every retry)."""
+        device = self.device  # raises into _publish: a publish failure, the rows are kept
+        out: list[Any] = []
+        for piece in self._buf:
+            if isinstance(piece, tuple):
+                try:
+                    piece = to_batch(piece[0], piece[1], device)
+                except Exception:  # noqa: BLE001
+                    self.errors += 1
+                    self._buf_rows -= len(piece[0])
+                    log.exception("everypath telemetry: converting %d drained records failed", len(piece[0]))
+                    continue
+            out.append(piece)
+        self._buf = out
+        return out
 
     def _publish(self) -> None:
         if not self._buf:
-            return
+            return  # nothing recorded: pyarrow and the lake stay unloaded
         try:
-            self.lake.publish(pa.Table.from_batches(self._buf))
+            batches = self._batches()
+            if batches:
+                import pyarrow as pa
+
+                self.lake.publish(pa.Table.from_batches(batches))
         except Exception:  # noqa: BLE001 - keep the rows and try again next time
             self.errors += 1
-            log.exception("everypath telemetry: publishing %d rows to %s failed", self._buf_rows, self.lake.root)
+            log.exception("everypath telemetry: publishing %d rows to %s failed", self._buf_rows,
+                          getattr(self._lake, "root", "the lake"))
             return
         self.published_rows += self._buf_rows
         self._buf, self._buf_rows = [], 0
@@ -156,3 +218,7 @@ class Flusher:
             self._closed = True
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
+
+
+def _rows(piece: tuple[RawCalls, list[CallSite]] | pa.RecordBatch) -> int:
+    return len(piece[0]) if isinstance(piece, tuple) else piece.num_rows

@@ -4,15 +4,24 @@ description of each call site, and their conversion into Arrow rows of the calls
 The C++ side (variants/include/everypath/telemetry.hpp, drained through the runtime module)
 fills RawCalls; everything after that (device fields, strings, partitioning) happens here,
 off the hot path.
+
+Only to_batch needs pyarrow, and it imports it: draining and buffering records is NumPy alone,
+so a process that never publishes never loads pyarrow (issue 13). to_batch builds every column
+from buffers, never through pa.array or pa.scalar: those import pandas (~0.4 s) on first use,
+and a first publish at exit may not import it (its import registers a threading exit hook,
+refused once the interpreter shuts down). The few compute kernels it needs go through
+arrow_kernel, which skips pyarrow.compute's Python wrappers (~70 ms to import).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
-from everypath.telemetry.schema import CALLS_SCHEMA
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MAX_DIMS = 4  # shapes of higher rank keep their first MAX_DIMS - 1 dims and the product of the rest
 
@@ -55,14 +64,18 @@ class RawCalls:
 
 def to_batch(raw: RawCalls, sites: list[CallSite], device: dict[str, object]) -> pa.RecordBatch:
     """Arrow rows of the calls schema for raw records; device holds the DEVICE_FIELDS values."""
+    import pyarrow as pa
+
+    from everypath.telemetry.schema import CALLS_SCHEMA
+
     n = len(raw)
     site_ix = raw.site.astype(np.int64)
     if n and (site_ix.min() < 0 or site_ix.max() >= len(sites)):
         raise ValueError(f"record refers to call site {int(site_ix.max())}, but only {len(sites)} are registered")
+    site_col = _numbers(site_ix, np.int32, pa.int32())
 
     def per_site(attr: str) -> pa.Array:
-        values = pa.array([getattr(s, attr) for s in sites], pa.string())
-        return pa.DictionaryArray.from_arrays(pa.array(site_ix, pa.int32()), values).cast(pa.string())
+        return arrow_kernel("take", _strings([getattr(s, attr) for s in sites]), site_col)
 
     # variant names through one dictionary of every (site, variant) pair: no per-row Python
     starts = np.zeros(len(sites) + 1, dtype=np.int64)
@@ -72,27 +85,105 @@ def to_batch(raw: RawCalls, sites: list[CallSite], device: dict[str, object]) ->
         bad = int(np.flatnonzero((var < 0) | (var >= np.diff(starts)[site_ix]))[0])
         raise ValueError(f"record {bad} names variant {int(var[bad])} of call site {int(site_ix[bad])}, "
                          f"which has {len(sites[site_ix[bad]].variants)}")
-    names = pa.array([v for s in sites for v in s.variants], pa.string())
-    variant_col = pa.DictionaryArray.from_arrays(pa.array(starts[:-1][site_ix] + var, pa.int32()), names)
+    names = _strings([v for s in sites for v in s.variants])
+    variant_col = arrow_kernel("take", names, _numbers(starts[:-1][site_ix] + var, np.int32, pa.int32()))
     dims = np.minimum(raw.ndim.astype(np.int64), MAX_DIMS)
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(dims, out=offsets[1:])
     mask = np.arange(MAX_DIMS)[None, :] < dims[:, None]
-    shape = pa.ListArray.from_arrays(pa.array(offsets), pa.array(raw.shape.reshape(n, MAX_DIMS)[mask], pa.int64()))
+    shape = pa.ListArray.from_arrays(_numbers(offsets, np.int32, pa.int32()),
+                                     _numbers(raw.shape.reshape(n, MAX_DIMS)[mask], np.int64, pa.int64()))
+    tv = raw.table_version
     cols: dict[str, pa.Array] = {
         # straight from the buffer: casting int64 to a tz-aware timestamp costs ~0.2 s per million rows
-        "ts": pa.Array.from_buffers(pa.timestamp("ns", tz="UTC"), n,
-                                    [None, pa.py_buffer(np.ascontiguousarray(raw.ts_ns, dtype=np.int64))]),
+        "ts": _numbers(raw.ts_ns, np.int64, pa.timestamp("ns", tz="UTC")),
         "function": per_site("function"), "bundle_id": per_site("bundle_id"),
         "bundle_version": per_site("bundle_version"), "op": per_site("op"), "call_site": per_site("call_site"),
-        "variant": variant_col.cast(pa.string()), "dtype": per_site("dtype"), "shape": shape,
-        "n_elements": pa.array(raw.n_elements, pa.int64()), "latency_ns": pa.array(raw.latency_ns, pa.int64()),
-        "threads": pa.array(raw.threads, pa.int16()), "explore": pa.array(raw.explore, pa.bool_()),
-        "propensity": pa.array(raw.propensity, pa.float32()),
-        "table_version": pa.array(list(raw.table_version) if isinstance(raw.table_version, np.ndarray)
-                                  else [raw.table_version] * n, pa.string()),
+        "variant": variant_col, "dtype": per_site("dtype"), "shape": shape,
+        "n_elements": _numbers(raw.n_elements, np.int64, pa.int64()),
+        "latency_ns": _numbers(raw.latency_ns, np.int64, pa.int64()),
+        "threads": _numbers(raw.threads, np.int16, pa.int16()), "explore": _bools(raw.explore),
+        "propensity": _numbers(raw.propensity, np.float32, pa.float32()),
+        "table_version": _per_row(tv) if isinstance(tv, np.ndarray) else _repeat(tv, pa.string(), n),
     }
     for f in CALLS_SCHEMA:
         if f.name not in cols:  # the same value on every row: one value repeated without Python lists
-            cols[f.name] = pa.repeat(pa.scalar(device.get(f.name), f.type), n) if n else pa.array([], f.type)
+            cols[f.name] = _repeat(device.get(f.name), f.type, n)
     return pa.RecordBatch.from_arrays([cols[f.name] for f in CALLS_SCHEMA], schema=CALLS_SCHEMA)
+
+
+# ---- Arrow arrays from buffers (no pa.array / pa.scalar: see the module's doc) ------------------------
+def arrow_kernel(name: str, *args: Any) -> Any:
+    """An Arrow compute function called by name, without importing pyarrow.compute where the
+    kernels' own module has it (pyarrow.compute builds a wrapper for each of ~300 functions)."""
+    try:
+        from pyarrow._compute import call_function
+    except ImportError:  # a pyarrow that moved it: the public module has it too
+        from pyarrow.compute import call_function
+    return call_function(name, list(args))
+
+
+def _numbers(values: Any, dtype: Any, type_: pa.DataType) -> pa.Array:
+    import pyarrow as pa
+
+    a = np.ascontiguousarray(values, dtype=dtype)
+    return pa.Array.from_buffers(type_, len(a), [None, pa.py_buffer(a)])
+
+
+def _bitmap(flags: np.ndarray) -> pa.Buffer:
+    import pyarrow as pa
+
+    return pa.py_buffer(np.packbits(np.asarray(flags, dtype=bool), bitorder="little"))
+
+
+def _bools(values: Any) -> pa.Array:
+    import pyarrow as pa
+
+    return pa.Array.from_buffers(pa.bool_(), len(values), [None, _bitmap(values)])
+
+
+def _strings(values: Sequence[str | None]) -> pa.Array:
+    import pyarrow as pa
+
+    data = [b"" if v is None else v.encode() for v in values]
+    offsets = np.zeros(len(data) + 1, dtype=np.int32)
+    np.cumsum([len(b) for b in data], out=offsets[1:])
+    valid = np.array([v is not None for v in values], dtype=bool)
+    nulls = len(values) - int(valid.sum())
+    return pa.Array.from_buffers(pa.string(), len(data), [_bitmap(valid) if nulls else None, pa.py_buffer(offsets),
+                                                          pa.py_buffer(b"".join(data))], null_count=nulls)
+
+
+def _per_row(values: np.ndarray) -> pa.Array:
+    """Strings (or None) per row, few distinct ones: through a dictionary of the distinct values."""
+    import pyarrow as pa
+
+    distinct = list(dict.fromkeys(values.tolist()))
+    if len(distinct) <= 16:  # one vectorised comparison per distinct value
+        codes = np.zeros(len(values), np.int32)
+        for i, v in enumerate(distinct[1:], 1):
+            codes[np.equal(values, v)] = i
+    else:
+        index = {v: i for i, v in enumerate(distinct)}
+        codes = np.fromiter((index[v] for v in values), np.int32, len(values))
+    return arrow_kernel("take", _strings(distinct), _numbers(codes, np.int32, pa.int32()))
+
+
+_INTS = {"int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64}
+
+
+def _repeat(value: object, type_: pa.DataType, n: int) -> pa.Array:
+    """`value` on each of n rows (strings through a one-entry dictionary: no per-row Python)."""
+    import pyarrow as pa
+
+    if value is None:
+        return pa.nulls(n, type_)
+    if pa.types.is_string(type_):
+        b = str(value).encode()
+        if n * len(b) < 2**31:  # int32 offsets
+            return pa.Array.from_buffers(type_, n, [None, pa.py_buffer(np.arange(n + 1, dtype=np.int32) * len(b)),
+                                                    pa.py_buffer(b * n)])
+        return arrow_kernel("take", _strings([str(value)]), _numbers(np.zeros(n, np.int32), np.int32, pa.int32()))
+    if str(type_) in _INTS:
+        return _numbers(np.full(n, value), _INTS[str(type_)], type_)
+    raise TypeError(f"telemetry.records: no repeated column of type {type_} (value {value!r})")

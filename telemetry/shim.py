@@ -2,14 +2,14 @@
 Settings, turns its drained columns into RawCalls with the process's site table, and
 runs the background flusher that writes them to the lake.
 
-Starting costs nothing on the caller's path: the hub is configured synchronously (a few
-atomics), while the flusher and its imports (pyarrow, the lake) start on a daemon thread,
-so a warm first call stays fast.
+Starting costs next to nothing on the caller's path (issue 13): the hub is configured (a few
+atomics) and the flusher's thread started, both synchronously; pyarrow, the lake and the device
+fingerprint load at the flusher's first publish, never when nothing is recorded or telemetry is
+off. At exit the flusher's own atexit hook drains once more and writes what is left, without
+waiting for a timer tick.
 """
 from __future__ import annotations
 
-import atexit
-import logging
 import os
 import signal
 import threading
@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from everypath.base.settings import Settings
+from everypath.telemetry.flusher import LazyLogger
 from everypath.telemetry.records import CallSite, RawCalls
 
-log = logging.getLogger("everypath.telemetry")
+log = LazyLogger("everypath.telemetry")
 
 
 @dataclass
@@ -65,7 +66,7 @@ class Shim:
         self._started = False
         self.catalog = SiteCatalog()
         self.flusher: Any = None
-        self.ready = threading.Event()  # set once the flusher runs (or failed to start)
+        self.ready = threading.Event()  # set once start() has run (kept for callers that wait on it)
         self._prev_handlers: dict[int, Any] = {}
 
     def start(self, settings: Settings) -> None:
@@ -86,18 +87,32 @@ class Shim:
                 self._apply_table(table, str(device["device_class"]))
             except Exception:  # noqa: BLE001 - a broken table or fingerprint never breaks user code
                 log.exception("telemetry: cannot apply the selection table %s; the built-in thresholds choose", table)
-        if not on:
-            self.ready.set()
-            return
-        # a short program may exit before the flusher has started: exit waits for it, then flushes.
-        # Imports made during interpreter shutdown cannot register exit hooks, and pandas (which
-        # pyarrow imports on first use) needs concurrent.futures' hook: take it now (~1 ms).
-        import concurrent.futures.thread  # noqa: F401
+        if on:
+            try:
+                self.flusher = self._flusher(settings)
+                self._install_signals()
+            except Exception:  # telemetry never breaks user code: stop recording, say why once
+                log.exception("telemetry: cannot start the lake flusher; recording is off for this process")
+                _runtime.telemetry_configure(False, 0.0, 0.0)
+        self.ready.set()
 
-        atexit.register(self._at_exit)
-        self._install_signals()
-        threading.Thread(target=self._start_background, args=(settings, on), name="everypath-telemetry-start",
-                         daemon=True).start()
+    def _flusher(self, settings: Settings) -> Any:
+        """The flusher, its thread running; the lake and the device fields are made at its first publish."""
+        from everypath.lowering import _runtime
+        from everypath.telemetry.flusher import Flusher  # light: NumPy only until its first publish
+
+        def lake() -> Any:
+            from everypath.telemetry.lake import Lake
+
+            return Lake(settings.lake)
+
+        def device() -> dict[str, object]:
+            from everypath.telemetry.device import process_device
+
+            return process_device(settings)
+
+        return Flusher(lambda: drain(_runtime, self.catalog), lake, settings, device,
+                       install_signals=False)  # the shim's own handlers (main thread)
 
     def _install_signals(self) -> None:
         """SIGTERM/SIGINT publish what was recorded, then go on to the previous handler (Ctrl-C
@@ -121,37 +136,6 @@ class Shim:
         elif prev != signal.SIG_IGN:  # SIG_DFL: die of the signal itself, so the exit status is right
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
-
-    def _at_exit(self) -> None:
-        if not self.ready.wait(30.0):
-            log.warning("telemetry: the flusher did not start within 30 s; this run's records are not published")
-        if self.flusher is not None:
-            self.flusher.close()
-
-    def _start_background(self, settings: Settings, record: bool) -> None:
-        """The device fingerprint and the flusher (pyarrow and the lake load here, off the caller's path)."""
-        from everypath.lowering import _runtime
-
-        try:
-            from everypath.telemetry.device import process_device
-            from everypath.telemetry.lake import Lake
-
-            lake = Lake(settings.lake)
-            device = process_device(settings)
-            if record:
-                import pyarrow as pa
-
-                from everypath.telemetry.flusher import Flusher
-
-                pa.array(["warm-up"], pa.string())  # pyarrow's first use imports pandas: here, not at exit
-
-                self.flusher = Flusher(lambda: drain(_runtime, self.catalog), lake, settings, device,
-                                       install_signals=False)  # the shim's own handlers (main thread)
-        except Exception:  # telemetry never breaks user code: stop recording, say why once
-            log.exception("telemetry: cannot start the lake flusher; recording is off for this process")
-            _runtime.telemetry_configure(False, 0.0, 0.0)
-        finally:
-            self.ready.set()
 
     @staticmethod
     def _table_path(settings: Settings) -> Path | None:

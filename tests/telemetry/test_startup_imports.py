@@ -1,0 +1,135 @@
+"""Start-up and exit of a real process calling ahead-of-time built functions (issue 13): the
+first call loads neither pyarrow, pandas and duckdb nor the compiler (the cache has the build),
+with telemetry off or on; with telemetry on, what was recorded reaches the lake at exit (the
+flush timer set to an hour, so only the exit can have written it), read back with DuckDB here.
+The flusher itself makes its lake and device fields only when it first has rows to publish."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from everypath.base.settings import Settings
+from everypath.telemetry.flusher import Flusher
+from everypath.telemetry.lake import Lake
+
+from ._data import DEVICE, SITES, raw
+
+KERNELS = textwrap.dedent("""
+    import numpy as np
+    import everypath
+
+    Vec = np.ndarray[tuple[int], np.dtype[np.float64]]
+
+
+    @everypath.compile
+    def scale(x: float, y: float) -> float:
+        return x * y + 1.0
+
+
+    @everypath.compile
+    def add(a: Vec, b: Vec) -> Vec:
+        return np.add(a, b)
+""")
+
+# The first atexit hook runs last (LIFO): it sees the modules after everypath's own exit hook ran.
+CHILD = textwrap.dedent("""
+    import atexit, json, sys
+    WATCH = ("pyarrow", "pandas", "duckdb", "everypath.lowering.pipeline", "everypath.tracer.frontend")
+    atexit.register(lambda: print("at-exit", json.dumps([m for m in WATCH if m in sys.modules]), flush=True))
+    import numpy as np
+    import startup_kernels as k
+    assert k.scale(2.0, 3.0) == 7.0
+    for _ in range({adds}):
+        assert (k.add(np.ones(3), np.arange(3.0)) == [1.0, 2.0, 3.0]).all()
+    print("after-calls", json.dumps([m for m in WATCH if m in sys.modules]), flush=True)
+""")
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A module built ahead of time into a private cache (telemetry off: the lake starts empty)."""
+    d = tmp_path_factory.mktemp("startup")
+    (d / "startup_kernels.py").write_text(KERNELS)
+    out = _run(d, d / "unused-lake", telemetry="0", adds=1)
+    assert "everypath.lowering.pipeline" in out["at-exit"]  # this one compiled
+    return d
+
+
+def _run(d: Path, lake: Path, telemetry: str, adds: int) -> dict[str, list[str]]:
+    env = {**os.environ, "EVERYPATH_CACHE": str(d / "cache"), "EVERYPATH_LAKE": str(lake),
+           "EVERYPATH_REGISTRY": str(d / "registry"), "EVERYPATH_TELEMETRY": telemetry,
+           "EVERYPATH_FLUSH_SECONDS": "3600"}  # no timer tick within the run: only the exit publishes
+    proc = subprocess.run([sys.executable, "-c", CHILD.format(adds=adds)], cwd=d, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "telemetry" not in proc.stderr, proc.stderr  # nothing logged
+    return {line.split(" ", 1)[0]: json.loads(line.split(" ", 1)[1]) for line in proc.stdout.splitlines()}
+
+
+def _lake_rows(lake: Path) -> list[tuple[str, str, int]]:
+    parts = list((lake / "calls").glob("*/*/*.parquet"))
+    if not parts:
+        return []
+    return duckdb.sql(f"SELECT function, op, count(*) FROM read_parquet('{lake}/calls/*/*/*.parquet', "
+                      "hive_partitioning = true) GROUP BY ALL").fetchall()
+
+
+def test_telemetry_off_never_loads_arrow_or_the_compiler(workdir: Path, tmp_path: Path) -> None:
+    out = _run(workdir, tmp_path / "lake", telemetry="0", adds=3)
+    assert out["after-calls"] == []  # a cache hit: neither the compiler nor pyarrow, pandas, duckdb
+    assert out["at-exit"] == []  # and exit loads none of them either
+    assert _lake_rows(tmp_path / "lake") == []
+
+
+def test_telemetry_on_loads_arrow_only_to_publish_at_exit(workdir: Path, tmp_path: Path) -> None:
+    out = _run(workdir, tmp_path / "lake", telemetry="1", adds=5)
+    assert out["after-calls"] == []  # recording and draining are NumPy only: nothing published yet
+    # the exit wrote the last drain: pyarrow for the Parquet file, never pandas (its import at exit can
+    # fail: it registers a threading exit hook) nor duckdb
+    assert out["at-exit"] == ["pyarrow"]
+    assert _lake_rows(tmp_path / "lake") == [("startup_kernels.add", "numpy.add", 5)]  # every call, once
+
+
+def test_telemetry_on_with_nothing_recorded_exits_without_arrow(workdir: Path, tmp_path: Path) -> None:
+    out = _run(workdir, tmp_path / "lake", telemetry="1", adds=0)  # scalar code: no operator call to record
+    assert out["after-calls"] == [] and out["at-exit"] == []
+    assert _lake_rows(tmp_path / "lake") == []
+
+
+def test_the_flusher_makes_its_lake_and_device_at_the_first_publish(tmp_path: Path) -> None:
+    made: list[str] = []
+    tries = [0]
+
+    def lake() -> Lake:
+        made.append("lake")
+        return Lake(tmp_path)
+
+    def device() -> dict[str, object]:
+        tries[0] += 1
+        if tries[0] == 1:
+            raise OSError("no fingerprint yet")  # a failed publish: the rows wait for the next one
+        made.append("device")
+        return DEVICE
+
+    settings = Settings(lake=tmp_path, flush_seconds=3600)
+    idle = Flusher(lambda: None, lake, settings, device, install_signals=False, start=False)
+    idle.close()
+    assert made == [] and tries == [0]  # nothing drained: neither is ever made
+
+    pending = [raw(100, seed=1, ts0=0), raw(50, seed=2, ts0=100)]
+    f = Flusher(lambda: (pending.pop(0), SITES) if pending else None, lake, settings, device, install_signals=False,
+                start=False)
+    f.flush()
+    assert f.errors == 1 and f.published_rows == 0 and made == []
+    f.close()  # drains the second piece and publishes both
+    assert made == ["device", "lake"] and f.published_rows == 150 and f.errors == 1
+    got = duckdb.sql(f"SELECT count(*), count(DISTINCT ts), min(epoch_ns(ts)), max(epoch_ns(ts)) FROM "
+                     f"read_parquet('{tmp_path}/calls/*/*/*.parquet')").fetchall()
+    assert got == [(150, 150, 0, 149)]
