@@ -68,6 +68,9 @@ class Settings:
     # test builds under sanitizers ("address,undefined"): -fsanitize=<this> at -O1 -g1; the process that
     # loads such a build needs the ASan runtime preloaded (tests/sanitize/test_sanitize.py shows how)
     sanitize: str = ""
+    # host builds parse the runtime headers once per header prefix and flags, into a g++ precompiled header
+    # in cache_dir/pch (lowering/pch.py); off: every build parses them (same result, slower)
+    pch: bool = True
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> "Settings":
@@ -107,6 +110,8 @@ class Settings:
             s = replace(s, registry=Path(e["EVERYPATH_REGISTRY"]))
         if e.get("EVERYPATH_SANITIZE"):
             s = replace(s, sanitize=e["EVERYPATH_SANITIZE"].strip())
+        if e.get("EVERYPATH_PCH", "") == "0":
+            s = replace(s, pch=False)
         if e.get("EVERYPATH_DEVICE_VARIANT"):
             DeviceVariant.parse(e["EVERYPATH_DEVICE_VARIANT"])  # refuse a bad label here, where it is read
             s = replace(s, device_variant=e["EVERYPATH_DEVICE_VARIANT"])

@@ -70,20 +70,52 @@ def headers_digest() -> str:
     return h.hexdigest()
 
 
+def precompiled(source: str, compile_flags: list[str], settings: Settings) -> list[str]:
+    """`-include <prefix>` when the unit's header prefix has a usable precompiled header (lowering/pch.py),
+    else nothing. The .gch is built with exactly these flags (less the link-only -shared), so a sanitized
+    build or another -march gets a .gch of its own."""
+    from everypath.lowering import pch
+
+    prefix = pch.unit_prefix(source)
+    version = compiler_version(settings.cxx, str(settings.cache_dir))
+    if not settings.pch or prefix is None or not pch.is_gcc(version):
+        return []
+    flags = [f for f in compile_flags if f != "-shared"]
+    h = pch.header_for(prefix, flags, settings.cxx, version, headers_digest(), settings.cache_dir)
+    return ["-include", str(h.text_path)] if pch.prepare(h, prefix) else []
+
+
 def build_shared(source: str, out_path: Path, settings: Settings) -> BuildArtifact:
     """Compile C++ source into out_path atomically (temp name + rename)."""
     out_path.parent.mkdir(parents=True, exist_ok=True)
     cpp = out_path.with_suffix(".cpp")
-    cpp.write_text(source)
+    # temp name + rename: a concurrent build of the same key (`everypath compile -j`, another process)
+    # must never see a half-written file; a g++ already reading the old one keeps its inode
+    fd, tmp_cpp = tempfile.mkstemp(suffix=".cpp", dir=out_path.parent)
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
+    os.replace(tmp_cpp, cpp)
     fd, tmp = tempfile.mkstemp(suffix=".so", dir=out_path.parent)
     os.close(fd)
     from everypath.variants.paths import build_flags
 
     path_cxx, path_link = build_flags(source)  # the implementation paths this unit calls into
-    cmd = (settings.cxx, *settings.cxx_flags(), *path_cxx, f"-I{INCLUDE_DIR}", str(cpp), "-o", tmp,
-           *settings.link_flags(), *path_link)
-    t0 = time.perf_counter()
+    compile_flags = [*settings.cxx_flags(), *path_cxx, f"-I{INCLUDE_DIR}"]
+    t0 = time.perf_counter()  # a precompiled header built for this unit counts as part of its build
+    pch_flags = precompiled(source, compile_flags, settings)
+
+    def command(pch: list[str]) -> tuple[str, ...]:
+        return (settings.cxx, *compile_flags, *pch, str(cpp), "-o", tmp, *settings.link_flags(), *path_link)
+
+    cmd = command(pch_flags)
     proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0 and pch_flags:
+        # g++ stops on an unreadable .gch (cut short on disk) instead of reading the text: the precompiled
+        # header must never be why a build fails, so build from the text and drop the .gch if that was it
+        cmd = command([])
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode == 0:
+            Path(pch_flags[1] + ".gch").unlink(missing_ok=True)
     dt = time.perf_counter() - t0
     if proc.returncode != 0:
         os.unlink(tmp)
