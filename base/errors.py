@@ -118,6 +118,10 @@ def internal_error(loc: SourceLocation, exc: BaseException, during: tuple[str, .
     return CompileError.at(loc, f"internal error: {type(exc).__name__}: {exc} (please report this bug)", during)
 
 
+class TypingError(Exception):
+    """A typing rule rejected a call; becomes a CompileError at the call's location."""
+
+
 class OpenSignatureError(CompileError):
     """The signature leaves a type open (no annotation, or an array without a rank):
     it cannot be built ahead of time, only specialised on a call's arguments."""
@@ -134,4 +138,4 @@ class BuildError(RuntimeError):
     """The C++ toolchain failed on code we generated: always our bug, never the user's."""
 
 __all__ = ["SourceLocation", "CompileError", "CompileErrors", "SourceSyntaxError", "internal_error",
-           "OpenSignatureError", "BuildError"]
+           "OpenSignatureError", "BuildError", "TypingError"]

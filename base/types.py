@@ -12,6 +12,8 @@ from typing import Union
 
 import numpy as np
 
+from everypath.base.errors import TypingError
+
 
 class DType(enum.Enum):
     """Element types, with their NumPy name, C++ type and ABI number (abi.h)."""
@@ -272,3 +274,32 @@ def join_var(a: Type | None, b: Type | None) -> Type | None:
     if isinstance(a, MaybeWeakT) and isinstance(b, ScalarT) and b.weak and b.dtype is not a.weak:
         return join_var(a.strong_t, join(a.weak_t, b))  # int then float: the wider Python scalar
     return join(a, b)
+
+
+def element_type(t: Type) -> Type:
+    """What `for x in <t>` binds x to."""
+    if isinstance(t, RangeT):
+        return INT
+    if isinstance(t, ArrayT):
+        if t.ndim == 0:
+            raise TypingError("iteration over a 0-d array")
+        return ScalarT(t.dtype) if t.ndim == 1 else ArrayT(t.dtype, t.ndim - 1)
+    if isinstance(t, ListT):
+        if t.elem is None:
+            raise TypingError("cannot infer the element type of an empty list")
+        return t.elem
+    if isinstance(t, TupleT):
+        items = set(t.items)
+        if len(items) != 1:
+            raise TypingError(f"iterating over a tuple of mixed types {t} is not supported")
+        return t.items[0]
+    if isinstance(t, IterT):
+        if t.kind == "enumerate":
+            return TupleT((INT, element_type(t.items[0])))
+        if t.kind == "zip":
+            return TupleT(tuple(element_type(i) for i in t.items))
+        if t.kind == "ndindex":
+            return TupleT((INT,) * t.ndim)
+        if t.kind == "reversed":
+            return element_type(t.items[0])
+    raise TypingError(f"cannot iterate over {t}")

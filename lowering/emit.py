@@ -15,15 +15,15 @@ import numpy as np
 
 from everypath.base.errors import CompileError, internal_error
 from everypath.lowering.bounds import LowerBounds
-from everypath.lowering.cpp import EmitError, c_string, cast, ctype, literal, string_literal
+from everypath.base.cpp import EmitError, c_string, cast, ctype, literal, string_literal
 from everypath.lowering.definite import Unbound, analyse
 from everypath.lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
     setitem,
 )
-from everypath.lowering.infer import TypedFunction, const_type, element_type, static_truth
+from everypath.lowering.infer import TypedFunction, const_type, static_truth
 from everypath.base.types import (
-    INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, TupleT, Type,
+    INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, TupleT, Type, element_type,
 )
 from everypath.tracer.ir import Block, Node, Opcode
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from everypath.lowering.cpp import EmitError, cast, ctype, literal
+from everypath.base.cpp import EmitError, cast, ctype, literal
 from everypath.lowering.indexing import IndexKind, plan_array_index
 from everypath.base.types import ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
 from everypath.tracer.ir import FunctionRef, Node, Opcode

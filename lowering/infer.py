@@ -16,8 +16,8 @@ from typing import Any
 from everypath.base.errors import CompileError, CompileErrors, internal_error
 from everypath.lowering.indexing import index_type
 from everypath.base.types import (
-    BOOL, INT, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT,
-    Type, join, join_var,
+    BOOL, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, ScalarT, SliceT, StrT, TupleT,
+    Type, element_type, join, join_var,
     like_tensor,
 )
 from everypath.tracer.ir import Function, FunctionRef, Node, Opcode
@@ -398,35 +398,6 @@ def const_type(value: Any) -> Type:
     return t
 
 
-def element_type(t: Type) -> Type:
-    """What `for x in <t>` binds x to."""
-    if isinstance(t, RangeT):
-        return INT
-    if isinstance(t, ArrayT):
-        if t.ndim == 0:
-            raise TypingError("iteration over a 0-d array")
-        return ScalarT(t.dtype) if t.ndim == 1 else ArrayT(t.dtype, t.ndim - 1)
-    if isinstance(t, ListT):
-        if t.elem is None:
-            raise TypingError("cannot infer the element type of an empty list")
-        return t.elem
-    if isinstance(t, TupleT):
-        items = set(t.items)
-        if len(items) != 1:
-            raise TypingError(f"iterating over a tuple of mixed types {t} is not supported")
-        return t.items[0]
-    if isinstance(t, IterT):
-        if t.kind == "enumerate":
-            return TupleT((INT, element_type(t.items[0])))
-        if t.kind == "zip":
-            return TupleT(tuple(element_type(i) for i in t.items))
-        if t.kind == "ndindex":
-            return TupleT((INT,) * t.ndim)
-        if t.kind == "reversed":
-            return element_type(t.items[0])
-    raise TypingError(f"cannot iterate over {t}")
-
-
 def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> tuple[str, Site]:
     """Method calls are resolved by receiver type (ndarray.sum, list.append); calls on torch tensors
     by torch's rules (tensor.sum, torch.add for +: variants/ops/_torch.py)."""
@@ -457,5 +428,5 @@ def _sig(spec: TypedFunction) -> str:
     return "(" + ", ".join(str(t) for t in spec.arg_types) + ")"
 
 
-__all__ = ["ProgramTyper", "TypedFunction", "element_type", "const_type", "bind_arguments",
+__all__ = ["ProgramTyper", "TypedFunction", "const_type", "bind_arguments",
            "BOOL", "NoneT", "SliceT"]

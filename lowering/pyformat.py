@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import enum
 
-from everypath.lowering.cpp import EmitError, string_literal
+from everypath.base.cpp import EmitError, string_literal
 from everypath.base.types import ArrayT, DType, DTypeT, ListT, NoneT, ScalarT, StrT, TupleT, Type
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from everypath.lowering.cpp import c_string
+from everypath.base.cpp import c_string
 from everypath.base.types import ArrayT, ListT, ScalarT, TupleT, Type
 from everypath.tracer.globals import source_module
 from everypath.variants.registry import Family, Operator, Variant

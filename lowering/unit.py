@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from everypath.base.errors import CompileError
-from everypath.lowering.cpp import ctype
+from everypath.base.cpp import ctype
 from everypath.lowering.emit import FunctionEmitter, return_ctype
 from everypath.lowering.dispatch import PathPolicy
 from everypath.lowering.infer import TypedFunction

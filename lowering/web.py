@@ -26,7 +26,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from everypath.lowering.cpp import c_string
+from everypath.base.cpp import c_string
 from everypath.lowering.pipeline import Generated
 
 RUNTIME_DIR = Path(__file__).resolve().parent / "web_runtime"

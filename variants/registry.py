@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
 
+from everypath.base.errors import TypingError  # noqa: F401 - re-exported: every typing rule raises it
+
 if TYPE_CHECKING:
     from everypath.base.types import Type
     from everypath.tracer.ir import Node
-
-
-class TypingError(Exception):
-    """A typing rule rejected a call; becomes a CompileError at the call's location."""
 
 
 class PathNotApplicable(Exception):

@@ -19,8 +19,6 @@ KNOWN = {
     ("lowering", "tracer/cli.py"),
     ("telemetry", "lowering/loader.py"), ("telemetry", "lowering/web.py"), ("telemetry", "lowering/bundle.py"),
     ("telemetry", "lowering/standalone.py"),
-    ("lowering", "variants/ops/random_sample.py"), ("lowering", "variants/ops/random.py"),
-    ("lowering", "variants/ops/builtins_ops.py"),
 }
 
 

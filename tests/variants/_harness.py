@@ -20,7 +20,7 @@ import numpy as np
 
 from everypath.base.errors import SourceLocation
 from everypath.base.annotations import describe_value_type
-from everypath.lowering.cpp import ctype
+from everypath.base.cpp import ctype
 from everypath.lowering.infer import const_type
 from everypath.base.types import ArrayT, DType, ListT, ScalarT, TupleT, Type
 from everypath.tracer.ir import Node, Opcode
@@ -236,7 +236,7 @@ class Program:
 
     def arg(self, a: Const | Dyn | View, node: Node, t: Type) -> str:
         if isinstance(a, Const):
-            from everypath.lowering.cpp import literal
+            from everypath.base.cpp import literal
 
             return literal(node.target, t)
         if isinstance(a, View):

@@ -42,7 +42,7 @@ def _pick(p: Program, name: str, i: int) -> None:
 def slice_case(p: Program, name: str, key: str, arr: Any, s: slice, **kwargs: Any) -> None:
     """A call f(arr, s, **kwargs) whose second argument is a run-time slice object
     (the harness has no slice values): typed as SliceT and passed as ep::make_slice."""
-    from everypath.lowering.cpp import ctype
+    from everypath.base.cpp import ctype
     from everypath.base.types import SliceT
     from tests.variants._harness import Case, build_site, run_reference
     from everypath.variants.registry import LowerSite, TypingError, registry

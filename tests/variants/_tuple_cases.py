@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from everypath.lowering.cpp import ctype
+from everypath.base.cpp import ctype
 from everypath.base.types import TupleT, Type
 from tests.variants._harness import Arg, Case, Program, _parse_values, build_site, check, run_reference
 from everypath.variants.registry import LowerSite, TypingError, registry

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from everypath.base.types import (
-    BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, IterT, ListT, RangeT, ScalarT, TupleT, Type, join,
+    BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, IterT, ListT, RangeT, ScalarT, TupleT, Type, element_type, join,
 )
 from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS, Ufunc, infer_ufunc, loop_dtypes
 from everypath.variants.probe import call_probe, probe
@@ -64,8 +64,6 @@ def len_lower(ls: LowerSite) -> str:
 
 
 def _iterable_elem(t: Type) -> Type:
-    from everypath.lowering.infer import element_type
-
     return element_type(t)
 
 

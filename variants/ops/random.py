@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from everypath.lowering.cpp import float_literal
+from everypath.base.cpp import float_literal
 from everypath.base.types import FLOAT, INT, ArrayT, DType, GeneratorT, NoneT, ScalarT, Type
 from everypath.variants.ops.creation import shape_rank
 from everypath.variants.ops.reductions import Bound, dtype_arg

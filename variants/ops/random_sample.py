@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from everypath.lowering.cpp import float_literal
+from everypath.base.cpp import float_literal
 from everypath.base.types import INT, ArrayT, DType, ListT, NONE, NoneT, ScalarT, Type
 from everypath.variants.ops.random import RANDOM, bind, gen, shape_arg, size_rank
 from everypath.variants.ops.reductions import Bound
