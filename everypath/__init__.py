@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from everypath.base.errors import BuildError, CompileError, CompileErrors, OpenSignatureError, SourceLocation
     from everypath.base.settings import Settings
 
-__version__ = "0.1.0"
+from everypath.base import __version__  # noqa: E402 - light: the base layer imports no stage
 
 # public name -> the module that defines it
 _PUBLIC = {

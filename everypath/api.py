@@ -145,7 +145,7 @@ class CompiledFunction:
         start_telemetry(self.settings)  # once per process: the hub records, a thread flushes to the lake
         lib = _runtime.Library(str(module.so_path))
         self._module = module
-        from everypath.torch_boundary import wrap  # tensors cross as NumPy views
+        from everypath.lowering.torch_boundary import wrap  # tensors cross as NumPy views
 
         self._add_guards(module.globals)
         native = wrap(lib.bind(module.symbol, sig), sig)
@@ -167,7 +167,7 @@ class CompiledFunction:
                     self._open = True  # specialise per call on the arguments' types instead
             bound = self._bind_call(args, kwargs)
             if "torch" in sys.modules:  # tensors that cannot cross as NumPy views: a TypeError naming the parameter
-                from everypath.torch_boundary import check_arguments
+                from everypath.lowering.torch_boundary import check_arguments
 
                 assert self._signature is not None
                 check_arguments(self.__name__, list(self._signature.parameters), bound)

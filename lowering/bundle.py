@@ -65,11 +65,11 @@ def annotations_as_written(pyfunc: types.FunctionType) -> dict[str, str]:
 
 
 def compiler_info() -> dict[str, Any]:
-    import everypath
+    from everypath.base import __version__
     from everypath.lowering.cache import COMPILER_VERSION, FORMAT_VERSION
     from everypath.lowering.portable import PORTABLE_FORMAT
 
-    return {"everypath": everypath.__version__, "compiler": COMPILER_VERSION, "format": FORMAT_VERSION,
+    return {"everypath": __version__, "compiler": COMPILER_VERSION, "format": FORMAT_VERSION,
             "portable": PORTABLE_FORMAT}
 
 

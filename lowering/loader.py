@@ -201,7 +201,7 @@ def load(path: str | os.PathLike, key: Any = None, settings: Settings | None = N
     start_telemetry(settings)  # once per process, as compiled functions do
     if table is not None:  # after the start: the bundle's table wins over a promoted one
         _apply_table(b, table, settings)
-    from everypath.torch_boundary import wrap
+    from everypath.lowering.torch_boundary import wrap
     from everypath.lowering import _runtime
 
     lib = _runtime.Library(str(so))

@@ -11,7 +11,7 @@ import torch.nn.functional as F  # noqa: E402
 
 import everypath  # noqa: E402
 from everypath.base.errors import CompileError  # noqa: E402
-from everypath.torch_boundary import torch_broadcast_message  # noqa: E402
+from everypath.lowering.torch_boundary import torch_broadcast_message  # noqa: E402
 from everypath.base.types import ArrayT, DType, ScalarT  # noqa: E402
 from tests.variants._harness import infer  # noqa: E402
 
