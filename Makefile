@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	@$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q 'torch==2.13.0+cpu' 2>/dev/null || \
 	  $(PIP) install -q torch --index-url https://download.pytorch.org/whl/cpu || true
 	@$(PIP) install -q -e '.[dev,refs,peers]' 2>&1 | grep -v "^WARNING: Location" || true
-	@$(PY) -c "import everypath, everypath.lowering._runtime" && touch $(STAMP)
+	@$(PY) -c "import everypath, everypath.lowering._runtime, everypath.lowering._dispatch" && touch $(STAMP)
 
 # the first build per cross target compiles its libc/libc++ (minutes each on 2 cores): once per machine
 $(ZIG_WARM): $(STAMP) lowering/targets.py lowering/toolchain.py
@@ -47,7 +47,7 @@ bench: setup
 	$(PY) bench/corpus_bench.py
 
 clean:
-	rm -rf .everypath-cache build *.egg-info lowering/_runtime*.so
+	rm -rf .everypath-cache build *.egg-info lowering/_runtime*.so lowering/_dispatch*.so
 
 lint: setup
 	.venv/bin/ruff check everypath base tracer lowering variants examples tests bench

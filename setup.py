@@ -5,7 +5,7 @@ The folders stay where the project keeps them (base/, tracer/, lowering/, ...) a
 everypath.base, everypath.tracer, ...: `pip install everypath` adds one top-level name."""
 
 from pybind11.setup_helpers import Pybind11Extension
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 # folder -> its package name once installed (data flows top to bottom)
 STAGES = ("base", "tracer", "lowering", "variants", "telemetry", "selector", "dashboard")
@@ -26,13 +26,23 @@ setup(
         Pybind11Extension(
             "everypath.lowering._runtime",
             [f"{RUNTIME}/{name}.cpp" for name in ("module", "signature", "arguments", "results", "telemetry")],
-            depends=[f"{RUNTIME}/runtime.hpp", "variants/include/everypath/telemetry.hpp",
+            depends=[f"{RUNTIME}/runtime.hpp", f"{RUNTIME}/fastcall.h", "variants/include/everypath/telemetry.hpp",
                      "variants/include/everypath/telemetry_host.hpp"],
             include_dirs=["variants/include"],
             cxx_std=20,
             extra_compile_args=["-O2", *LTO],
             # the link step generates the code under LTO: -g0 as in the compile flags
             extra_link_args=["-O2", "-g0", *LTO],
-        )
+        ),
+        # The C-level callable everypath.CompiledFunction derives from: plain CPython API (no
+        # pybind11, no NumPy), since everypath.api imports it before anything is compiled.
+        Extension(
+            "everypath.lowering._dispatch",
+            [f"{RUNTIME}/dispatch.cpp"],
+            depends=[f"{RUNTIME}/fastcall.h"],
+            language="c++",
+            extra_compile_args=["-std=c++20", "-O2", "-fvisibility=hidden"],
+            extra_link_args=["-O2", "-g0"],
+        ),
     ],
 )

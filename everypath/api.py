@@ -1,4 +1,10 @@
-"""The @compile decorator and the callable it returns."""
+"""The @compile decorator and the callable it returns.
+
+A call is made in C whenever it can (everypath.lowering._dispatch, PEP 590 vectorcall): with every
+module-global guard holding and a build that takes the arguments, the runtime Function is called
+directly. Everything else (the first call, a re-bound global, an open signature meeting new types)
+comes to CompiledFunction._call_slow, which builds or re-validates and publishes what C may call
+next (_publish)."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,6 +18,9 @@ from typing import Any, Callable
 
 from everypath.base.errors import OpenSignatureError
 from everypath.base.settings import Settings
+from everypath.calls import Bound, entries, fast_key, with_hidden
+from everypath.lowering._dispatch import Dispatcher as _Dispatcher  # light: plain C, no NumPy, no compiler
+from everypath.lowering._dispatch import enable_vectorcall as _enable_vectorcall
 from everypath.tracer.globals import ABSENT as _ABSENT  # light: no compiler import
 
 _KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox", "settings", "boundscheck")
@@ -27,12 +36,13 @@ class CompileOptions:
     boundscheck: bool | None = None  # None: Settings.boundscheck decides
 
 
-class CompiledFunction:
+class CompiledFunction(_Dispatcher):
     """A Python function compiled to native code; call it like the original.
 
     Compiles on the first call (or finds the ahead-of-time build in the cache).
     Fully annotated functions have one native entry; parameters whose
     annotation leaves the rank open are specialised per argument types.
+    Calls are made by the C base class (see the module docstring).
     """
 
     def __init__(self, pyfunc: types.FunctionType, options: CompileOptions, settings: Settings | None = None) -> None:
@@ -44,29 +54,34 @@ class CompiledFunction:
         self.settings = settings or Settings.from_env()
         if options.boundscheck is not None and options.boundscheck != self.settings.boundscheck:
             self.settings = dataclasses.replace(self.settings, boundscheck=options.boundscheck)
-        self._native: Callable[..., Any] | None = None
-        self._by_types: dict[tuple[Any, ...], Callable[..., Any]] = {}
-        self._by_fast_key: dict[tuple[Any, ...], Callable[..., Any]] = {}  # cheap per-call key -> native
+        self._native: Bound | None = None
+        self._by_types: dict[tuple[Any, ...], Bound] = {}
+        self._by_fast_key: dict[tuple[Any, ...], Bound] = {}  # cheap per-call key -> build
         self._signature: inspect.Signature | None = None
         self._module: Any = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # every change of the builds, guards and what C may call
         self._open: bool | None = None
         # module globals the builds read: (namespace, name, object) checked on every call (tracer.globals)
         self._guards: tuple[tuple[dict[str, Any], str, Any], ...] = ()
         self._reads: dict[tuple[int, str], Any] = {}
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
+        """A call the C entry did not make: nothing built yet, a guard failed, or no build it knows
+        takes these arguments (new types for an open signature; keywords there)."""
         native = self._native
-        guards = self._guards
-        if guards:
-            for ns, name, obj in guards:
-                if ns.get(name, _ABSENT) is not obj:  # re-bound since the build: same value, or recompile
-                    self._revalidate()
-                    native = self._native
-                    break
+        for ns, name, obj in self._guards:
+            if ns.get(name, _ABSENT) is not obj:  # re-bound since the build: same value, or recompile
+                self._revalidate()
+                native = self._native
+                break
         if native is None:
             native = self._native_for(args, kwargs)
-        return native(*args, **kwargs)
+        return native.call(*args, **kwargs)
+
+    def _publish(self) -> None:
+        """Tell the C entry the guards and the builds it may call (with self._lock held)."""
+        params = list(self._signature.parameters.values()) if self._signature is not None else []
+        self._dispatch_set(self._guards, entries(self._native, self._by_fast_key, params), _ABSENT)
 
     def _revalidate(self) -> None:
         """A global was re-bound: keep the builds if every digest is unchanged, else drop them all
@@ -79,9 +94,10 @@ class CompiledFunction:
             if all(value_digest(f.obj) == r.digest for f, r in zip(fresh, reads)):
                 self._reads = {}
                 self._add_guards(fresh)
-                return
-            self._native, self._open, self._module = None, None, None
-            self._by_types, self._by_fast_key, self._reads, self._guards = {}, {}, {}, ()
+            else:
+                self._native, self._open, self._module = None, None, None
+                self._by_types, self._by_fast_key, self._reads, self._guards = {}, {}, {}, ()
+            self._publish()
 
     def _add_guards(self, reads: Any) -> None:
         for r in reads:
@@ -122,7 +138,7 @@ class CompiledFunction:
                           "compiling from static inference alone", RuntimeWarning, stacklevel=3)
             return None
 
-    def _bind_native(self, module: Any) -> Callable[..., Any]:
+    def _bind_native(self, module: Any) -> Bound:
         from everypath.lowering import _runtime
         from everypath.lowering.cache import CompiledModule
 
@@ -148,12 +164,16 @@ class CompiledFunction:
         from everypath.lowering.torch_boundary import wrap  # tensors cross as NumPy views
 
         self._add_guards(module.globals)
-        native = wrap(lib.bind(module.symbol, sig), sig)
-        return _with_hidden(native, self.__name__, len(names), hidden) if hidden else native
+        kernel = lib.bind(module.symbol, sig)
+        native = wrap(kernel, sig)
+        call = with_hidden(native, self.__name__, len(names), hidden) if hidden else native
+        order = [p["name"] for p in params]
+        trailing = order[len(names):] == [p for p in order if p in hidden]  # C appends them in this order
+        if native is not kernel or not trailing:
+            return Bound(call)  # the torch boundary's conversions: Python's work
+        return Bound(call, kernel, tuple((hidden[p].namespace, hidden[p].name) for p in order[len(names):]))
 
-    def _native_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Callable[..., Any]:
-        from everypath.base.annotations import describe_value_type
-
+    def _native_for(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Bound:
         with self._lock:
             if self._native is not None:
                 return self._native
@@ -162,6 +182,7 @@ class CompiledFunction:
                     module = self.build()
                     self._native = self._bind_native(module)
                     self._open = False
+                    self._publish()
                     return self._native
                 except OpenSignatureError:
                     self._open = True  # specialise per call on the arguments' types instead
@@ -171,16 +192,20 @@ class CompiledFunction:
 
                 assert self._signature is not None
                 check_arguments(self.__name__, list(self._signature.parameters), bound)
-            fast = tuple(_fast_key(v) for v in bound)
+            fast = tuple(fast_key(v) for v in bound)
             native = self._by_fast_key.get(fast)
             if native is not None:
                 return native
+            # here, not above: a closed signature's first call leaves the type lattice unloaded
+            from everypath.base.annotations import describe_value_type
+
             key = tuple(describe_value_type(v) for v in bound)
             native = self._by_types.get(key)
             if native is None:
                 native = self._bind_native(self.build(key, lambda: self._observe(args, kwargs)))
                 self._by_types[key] = native
             self._by_fast_key[fast] = native
+            self._publish()
             return native
 
     def _bind_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -206,39 +231,7 @@ class CompiledFunction:
         return f"<everypath.CompiledFunction {self.py_function.__module__}.{self.py_function.__qualname__}>"
 
 
-def _with_hidden(native: Callable[..., Any], fname: str, nparams: int, hidden: dict[str, Any]) -> Callable[..., Any]:
-    """Pass the module arrays the build reads, as they are bound now (the guards saw to that)."""
-    slots = tuple((h, r.namespace, r.name) for h, r in hidden.items())
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        if len(args) > nparams:
-            raise TypeError(f"{fname}() takes {nparams} positional argument{'s' if nparams != 1 else ''} "
-                            f"but {len(args)} were given")
-        for h, ns, name in slots:
-            kwargs[h] = ns[name]
-        return native(*args, **kwargs)
-
-    return call
-
-
-def _fast_key(v: Any) -> Any:
-    """What decides an open signature's specialisation, read cheaply on every call: the
-    Python type, plus dtype and rank for arrays, tensors and NumPy scalars (tuples item by
-    item). Equal keys mean equal describe_value_type results."""
-    t = type(v)
-    if t is tuple:
-        return (tuple, tuple(_fast_key(x) for x in v))
-    if t in _PLAIN_SCALARS:
-        return t
-    dtype = getattr(v, "dtype", None)
-    if dtype is not None and hasattr(v, "ndim"):
-        return (t, dtype, v.ndim)
-    from everypath.base.annotations import describe_value_type
-
-    return ("described", describe_value_type(v))  # lists and the rest: their element types matter
-
-
-_PLAIN_SCALARS = frozenset({int, float, bool, complex, type(None), str})
+_enable_vectorcall(CompiledFunction)  # Python 3.11: the vectorcall slot is inherited, the flag is not
 
 
 def compile(fn: Callable[..., Any] | None = None, /, **options: Any) -> Any:  # noqa: A001 - public name

@@ -4,8 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 from everypath.base.annotations import annotation_text
+from everypath.base.types import ArrayT, DTypeT, ListT, MaybeWeakT, NoneT, ScalarT, TupleT, Type
 from everypath.lowering.infer import TypedFunction
-from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.tracer.ir import Opcode
 
 
 def type_descriptor(t: Type) -> dict[str, Any]:
@@ -42,4 +43,34 @@ def signature(spec: TypedFunction, mutated: set[str], annotations: dict[str, str
             d["default"] = p.default
         params.append(d)
     rt = spec.return_type if spec.return_type is not None else NoneT()
-    return {"name": spec.fn.name, "params": params, "result": type_descriptor(rt)}
+    sig: dict[str, Any] = {"name": spec.fn.name, "params": params, "result": type_descriptor(rt)}
+    if runs_briefly(spec):
+        sig["release_gil"] = False  # absent: the runtime releases it
+    return sig
+
+
+def _small(t: Type | None) -> bool:
+    """A value of a fixed, small size: copying or computing on it takes constant time."""
+    if isinstance(t, TupleT):
+        return all(_small(i) for i in t.items)
+    return isinstance(t, (ScalarT, MaybeWeakT, NoneT, DTypeT))
+
+
+def runs_briefly(spec: TypedFunction) -> bool:
+    """Whether the entry's work is bounded whatever its inputs: straight-line code on scalars and single
+    array elements (no loops, no calls into other functions, no whole-array operation). The runtime then
+    keeps the GIL during the call: dropping and re-taking it costs more (~80 ns) than such a kernel runs,
+    and no other thread could do anything useful meanwhile. Anything that may take long releases it."""
+    for node in spec.fn.body.walk():
+        if node.op in (Opcode.FOR, Opcode.LOOP, Opcode.CLOSURE):
+            return False
+        if node.op is Opcode.CALL:  # operators and library calls on scalars only; user functions may recurse
+            if not isinstance(node.target, str) or not all(_small(spec.types.get(n)) for n in (node, *node.operands())):
+                return False
+        elif node.op is Opcode.GETITEM:  # one element, not a slice or a fancy index
+            if not _small(spec.types.get(node)):
+                return False
+        elif node.op is Opcode.SETITEM:  # one element stored, not a slice or a mask
+            if not all(_small(spec.types.get(n)) for n in node.args[1:]):
+                return False
+    return True

@@ -82,13 +82,27 @@ void Function::arg_type_error(PyObject* obj, const Type& t, const ArgPath& path)
                        ", got " + describe(obj));
 }
 
-void Function::bind_arguments(PyObject* args, PyObject* kwargs, PyObject** bound) const {
-  const size_t nparams = params_.size();
-  const size_t npos = PyTuple_GET_SIZE(args);
+// The parameter a keyword names, among the first nbindable; nbindable if none.
+size_t Function::bind_keyword(PyObject* key, size_t nbindable) const {
+  for (size_t i = 0; i < nbindable; ++i) {  // interned names: usually a pointer match
+    if (params_[i].pyname.ptr() == key) return i;
+  }
+  for (size_t i = 0; i < nbindable; ++i) {
+    int eq = PyUnicode_Check(key) ? PyUnicode_Compare(params_[i].pyname.ptr(), key) : -1;
+    if (eq == 0) return i;
+  }
+  return nbindable;
+}
+
+void Function::bind_arguments(const ArgSource& src, PyObject** bound) const {
+  // Hidden parameters (module arrays) are the last ones: the caller sees the others only.
+  const size_t nparams = params_.size() - src.nhidden;
+  const size_t nrequired = nrequired_ - src.nhidden;  // hidden parameters have no defaults
+  const size_t npos = src.npos;
   if (npos > nparams) {
     std::string takes;
-    if (nrequired_ < nparams) {
-      takes = "from " + std::to_string(nrequired_) + " to " + std::to_string(nparams) +
+    if (nrequired < nparams) {
+      takes = "from " + std::to_string(nrequired) + " to " + std::to_string(nparams) +
               " positional arguments";
     } else {
       takes = std::to_string(nparams) + (nparams == 1 ? " positional argument" : " positional arguments");
@@ -96,31 +110,27 @@ void Function::bind_arguments(PyObject* args, PyObject* kwargs, PyObject** bound
     throw py::type_error(name_ + "() takes " + takes + " but " + std::to_string(npos) +
                          (npos == 1 ? " was given" : " were given"));
   }
-  for (size_t i = 0; i < npos; ++i) bound[i] = PyTuple_GET_ITEM(args, i);
+  for (size_t i = 0; i < npos; ++i) bound[i] = src.pos[i];
+  for (size_t i = 0; i < src.nhidden; ++i) bound[nparams + i] = src.hidden[i];
 
-  if (kwargs != nullptr && PyDict_GET_SIZE(kwargs) > 0) {
+  auto keyword = [&](PyObject* key, PyObject* value) {
+    const size_t i = bind_keyword(key, nparams);
+    if (i == nparams) {
+      throw py::type_error(name_ + "() got an unexpected keyword argument " + py::repr(key).cast<std::string>());
+    }
+    if (bound[i] != nullptr) {
+      throw py::type_error(name_ + "() got multiple values for argument '" + params_[i].name + "'");
+    }
+    bound[i] = value;
+  };
+  if (src.kwnames != nullptr) {
+    const Py_ssize_t nkw = PyTuple_GET_SIZE(src.kwnames);
+    for (Py_ssize_t k = 0; k < nkw; ++k) keyword(PyTuple_GET_ITEM(src.kwnames, k), src.pos[npos + k]);
+  }
+  if (src.kwdict != nullptr && PyDict_GET_SIZE(src.kwdict) > 0) {
     PyObject *key, *value;
     Py_ssize_t pos = 0;
-    while (PyDict_Next(kwargs, &pos, &key, &value)) {
-      size_t i = 0;
-      for (; i < nparams; ++i) {  // interned names: usually a pointer match
-        if (params_[i].pyname.ptr() == key) break;
-      }
-      if (i == nparams) {
-        for (i = 0; i < nparams; ++i) {
-          int eq = PyUnicode_Check(key) ? PyUnicode_Compare(params_[i].pyname.ptr(), key) : -1;
-          if (eq == 0) break;
-        }
-      }
-      if (i == nparams) {
-        throw py::type_error(name_ + "() got an unexpected keyword argument " +
-                             py::repr(key).cast<std::string>());
-      }
-      if (bound[i] != nullptr) {
-        throw py::type_error(name_ + "() got multiple values for argument '" + params_[i].name + "'");
-      }
-      bound[i] = value;
-    }
+    while (PyDict_Next(src.kwdict, &pos, &key, &value)) keyword(key, value);
   }
 
   std::vector<std::string> missing;
@@ -188,6 +198,24 @@ void Function::convert_array_arg(PyObject* obj, const Type& t, bool mutated, Cal
 }
 
 void Function::convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, ArgPath& path) const {
+  // The common cases first: a Python float for a float64, a Python int for an int64.
+  if (t.dtype == EP_FLOAT64 && PyFloat_CheckExact(obj)) {
+    v.kind = EP_KIND_SCALAR;
+    v.dtype = EP_FLOAT64;
+    store<double>(v, PyFloat_AS_DOUBLE(obj));
+    return;
+  }
+  if (t.dtype == EP_INT64 && PyLong_CheckExact(obj)) {
+    int over = 0;
+    const long long s = PyLong_AsLongLongAndOverflow(obj, &over);
+    if (s == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (over == 0) {
+      v.kind = EP_KIND_SCALAR;
+      v.dtype = EP_INT64;
+      store<int64_t>(v, s);
+      return;
+    }  // out of range: the general path below says so
+  }
   const ScalarCategory cat = classify_scalar(obj);
   if (cat > max_category(t.dtype)) arg_type_error(obj, t, path);  // includes Other
   // A bool for a Python int/float parameter: CPython would keep it a bool (`return k` gives True,

@@ -8,14 +8,53 @@
 #include <string>
 #include <utility>
 
+#include "fastcall.h"
 #include "runtime.hpp"
 
 namespace ep_runtime {
 
+namespace {
+
+// The GIL released for a scope with plain CPython calls: pybind11's gil_scoped_release also looks
+// its internals up on every call.
+class NoGil {
+ public:
+  NoGil() : ts_(PyEval_SaveThread()) {}
+  ~NoGil() { PyEval_RestoreThread(ts_); }
+  NoGil(const NoGil&) = delete;
+  NoGil& operator=(const NoGil&) = delete;
+
+ private:
+  PyThreadState* ts_;
+};
+
+}  // namespace
+
 py::object Function::call(PyObject* args, PyObject* kwargs) const {
+  ArgSource src;
+  src.pos = &PyTuple_GET_ITEM(args, 0);
+  src.npos = static_cast<size_t>(PyTuple_GET_SIZE(args));
+  src.kwdict = kwargs;
+  return invoke(src);
+}
+
+py::object Function::vcall(PyObject* const* args, size_t npos, PyObject* kwnames, PyObject* const* hidden,
+                           size_t nhidden) const {
+  if (nhidden > params_.size()) raise(PyExc_RuntimeError, "internal error: more hidden arguments than parameters");
+  ArgSource src;
+  src.pos = args;
+  src.npos = npos;
+  src.kwnames = kwnames != nullptr && PyTuple_GET_SIZE(kwnames) > 0 ? kwnames : nullptr;
+  src.hidden = hidden;
+  src.nhidden = nhidden;
+  return invoke(src);
+}
+
+py::object Function::invoke(const ArgSource& src) const {
   const size_t nparams = params_.size();
-  ZeroedBuffer<PyObject*, 8> bound(nparams);  // borrowed references
-  bind_arguments(args, kwargs, bound.data());
+  CallBuffer<PyObject*, 8> bound(nparams);  // borrowed references; NULL: not bound yet
+  bound.zero();
+  bind_arguments(src, bound.data());
 
   CallState st(static_cast<size_t>(nargs_), static_cast<size_t>(result_.nslots));
   int64_t slot = 0;
@@ -29,8 +68,10 @@ py::object Function::call(PyObject* args, PyObject* kwargs) const {
   err.type[0] = '\0';
   err.message[0] = '\0';
   int rc;
-  {
-    py::gil_scoped_release nogil;
+  if (release_gil_) {
+    NoGil nogil;
+    rc = entry_(st.args.data(), nargs_, st.results.data(), result_.nslots, &err);
+  } else {  // a few scalar operations: cheaper than handing the GIL over and back (lowering/signature.py)
     rc = entry_(st.args.data(), nargs_, st.results.data(), result_.nslots, &err);
   }
   if (rc != 0) {
@@ -94,20 +135,52 @@ struct Library {
     }
     ParsedSignature parsed = parse_signature(signature);
     return Function(std::move(parsed.name), signature, std::move(parsed.params), std::move(parsed.result),
-                    entry, release, symbol);
+                    entry, release, symbol, parsed.release_gil);
   }
 };
 
 namespace {
 
+// The Function inside a Function instance. py::class_<Function> has one plain holder and no base
+// classes, so the value pointer is read directly: cast<const Function&>() would look the type up
+// in pybind11's registry (a hash map under a lock) on every call.
+const Function& function_of(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  return *static_cast<const Function*>(inst->simple_layout ? inst->simple_value_holder[0]
+                                                            : inst->get_value_and_holder().value_ptr());
+}
+
 // tp_call of Function instances.
 PyObject* function_tp_call(PyObject* self, PyObject* args, PyObject* kwargs) {
   try {
-    return py::handle(self).cast<const Function&>().call(args, kwargs).release().ptr();
+    return function_of(self).call(args, kwargs).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();  // pybind11's own translation (error_already_set, ...)
     return nullptr;
   }
+}
+
+PyObject* fastcall(const void* function, PyObject* const* args, size_t npos, PyObject* kwnames,
+                   PyObject* const* hidden, size_t nhidden) {
+  try {
+    return static_cast<const Function*>(function)->vcall(args, npos, kwnames, hidden, nhidden).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+constexpr ep_fastcall_api kFastcallApi = {EP_FASTCALL_VERSION, &fastcall};
+
+// Function._fastcall: what the dispatcher needs to call this Function from C (fastcall.h).
+py::capsule fastcall_capsule(py::handle self) {
+  const Function& f = function_of(self.ptr());
+  PyObject* cap = PyCapsule_New(const_cast<ep_fastcall_api*>(&kFastcallApi), EP_FASTCALL_CAPSULE, nullptr);
+  if (cap == nullptr || PyCapsule_SetContext(cap, const_cast<Function*>(&f)) != 0) {
+    Py_XDECREF(cap);
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(cap);
 }
 
 }  // namespace
@@ -129,6 +202,8 @@ PYBIND11_MODULE(_runtime, m) {
            })
       .def_property_readonly("signature", &Function::signature)
       .def_property_readonly("symbol", &Function::symbol)
+      .def_property_readonly("_fastcall", &fastcall_capsule,
+                             "Capsule for everypath.lowering._dispatch (lowering/runtime/fastcall.h).")
       .def("__repr__", [](const Function& f) {
         return "<everypath kernel " + f.name() + " (" + f.symbol() + ")>";
       });

@@ -76,7 +76,7 @@ void attach_trace(PyObject* exc, const ep_error& err) {
   if (err.set != 1 || at >= cap || err.message[at] == 0) return;
   const std::string trace(err.message + at, strnlen(err.message + at, cap - at));
   try {
-    py::object tb = py::module_::import("lowering.tracebacks").attr("synthetic_traceback")(trace);
+    py::object tb = py::module_::import("everypath.lowering.tracebacks").attr("synthetic_traceback")(trace);
     if (!tb.is_none()) PyException_SetTraceback(exc, tb.ptr());
   } catch (py::error_already_set&) {
     // no traceback rather than a different exception than the kernel's
@@ -177,6 +177,11 @@ py::object Function::convert_array_result(ep_value& v, CallState& st) const {
 }
 
 py::object Function::scalar_to_python(const void* p, int dtype, bool py_scalar) const {
+  if (!py_scalar) {  // numpy.float32(v) etc., straight from the bytes (they are in the dtype's layout)
+    PyObject* np_value = npy_api::get().PyArray_Scalar_(const_cast<void*>(p), g_np->dtype[dtype], nullptr);
+    if (np_value == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(np_value);
+  }
   PyObject* out = nullptr;
   switch (dtype) {
     case EP_BOOL: out = PyBool_FromLong(load<uint8_t>(p) != 0); break;
@@ -203,12 +208,7 @@ py::object Function::scalar_to_python(const void* p, int dtype, bool py_scalar) 
     default: raise(PyExc_RuntimeError, "internal error: bad scalar dtype");
   }
   if (out == nullptr) throw py::error_already_set();
-  auto value = py::reinterpret_steal<py::object>(out);
-  if (py_scalar) return value;
-  // numpy.float32(v) etc.: exact, since v came from that dtype.
-  PyObject* np_value = PyObject_CallOneArg(g_np->scalar_type[dtype], value.ptr());
-  if (np_value == nullptr) throw py::error_already_set();
-  return py::reinterpret_steal<py::object>(np_value);
+  return py::reinterpret_steal<py::object>(out);
 }
 
 py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot) const {

@@ -87,7 +87,6 @@ struct NumpyState {
   // one ep dtype (e.g. NPY_LONG and NPY_LONGLONG are both int64 on Linux).
   std::array<int, 32> from_type_num{};
   std::array<PyObject*, 13> dtype{};        // numpy.dtype('float64') ...
-  std::array<PyObject*, 13> scalar_type{};  // numpy.float64 ...
   PyTypeObject* np_bool = nullptr;
   PyTypeObject* np_integer = nullptr;
   PyTypeObject* np_floating = nullptr;
@@ -142,6 +141,7 @@ struct ParsedSignature {
   std::string name;
   std::vector<Param> params;
   Type result;
+  bool release_gil = true;  // "release_gil": false for kernels whose work is bounded and small
 };
 
 // Raises ValueError("invalid signature: signature[...]: ...") on any defect.
@@ -149,21 +149,26 @@ ParsedSignature parse_signature(const py::object& signature);
 
 // --------------------------------------------------------------------------
 // Small buffer for per-call state: inline storage for the common case, heap
-// beyond it. Contents are zeroed.
+// (zeroed) beyond it. The inline storage is left as it is: callers initialise
+// what they read (a memset of a size known only at run time becomes `rep stos`,
+// whose start-up cost dominated a call with a few arguments).
 
 template <class T, size_t N>
-class ZeroedBuffer {
+class CallBuffer {
   static_assert(std::is_trivially_copyable_v<T>);
 
  public:
-  explicit ZeroedBuffer(size_t n) {
+  explicit CallBuffer(size_t n) {
     if (n > N) {
       heap_ = std::make_unique<T[]>(n);  // value-initialized: zero
       data_ = heap_.get();
     } else {
       data_ = inline_;
-      std::memset(static_cast<void*>(inline_), 0, n * sizeof(T));
     }
+  }
+  // Every element zero: the inline array as a whole (a fixed size: a few vector stores).
+  void zero() {
+    if (!heap_) std::memset(static_cast<void*>(inline_), 0, sizeof(inline_));
   }
   T* data() { return data_; }
   T& operator[](size_t i) { return data_[i]; }
@@ -173,6 +178,17 @@ class ZeroedBuffer {
   std::unique_ptr<T[]> heap_;
   T* data_;
 };
+
+// What a kernel or the result conversion reads before anything else writes it:
+// the header fields and the pointers (the converters fill in the rest).
+inline void clear_value(ep_value& v) {
+  v.kind = EP_KIND_NONE;
+  v.dtype = 0;
+  v.ndim = 0;
+  v.flags = 0;
+  v.data = nullptr;
+  v.owner = nullptr;
+}
 
 // --------------------------------------------------------------------------
 // Calls
@@ -187,14 +203,15 @@ struct ArraySlot {
 class Function {
  public:
   Function(std::string name, py::object signature, std::vector<Param> params, Type result,
-           ep_entry_fn entry, ep_release_fn release, std::string symbol)
+           ep_entry_fn entry, ep_release_fn release, std::string symbol, bool release_gil)
       : name_(std::move(name)),
         signature_(std::move(signature)),
         params_(std::move(params)),
         result_(std::move(result)),
         entry_(entry),
         release_(release),
-        symbol_(std::move(symbol)) {
+        symbol_(std::move(symbol)),
+        release_gil_(release_gil) {
     for (Param& p : params_) {
       p.first_slot = nargs_;
       nargs_ += p.type.nslots;
@@ -208,14 +225,34 @@ class Function {
 
   // args: a tuple; kwargs: a dict or NULL.  (module.cpp)
   py::object call(PyObject* args, PyObject* kwargs) const;
+  // The dispatcher's entry (fastcall.h): vectorcall-style arguments, plus values for the last
+  // nhidden parameters (module arrays), which callers can neither pass nor name.  (module.cpp)
+  py::object vcall(PyObject* const* args, size_t npos, PyObject* kwnames, PyObject* const* hidden,
+                   size_t nhidden) const;
 
  private:
+  // Where a call's arguments come from: a tuple and dict (tp_call) or a vectorcall array.
+  struct ArgSource {
+    PyObject* const* pos = nullptr;
+    size_t npos = 0;
+    PyObject* kwnames = nullptr;             // vectorcall: names of the values after pos
+    PyObject* kwdict = nullptr;              // tp_call: a dict, or NULL
+    PyObject* const* hidden = nullptr;       // the last nhidden parameters' values
+    size_t nhidden = 0;
+  };
+
+  // Binds, converts, calls the kernel without the GIL and converts back.  (module.cpp)
+  py::object invoke(const ArgSource& src) const;
+
   // Per-call state shared by argument and result conversion.
   struct CallState {
-    explicit CallState(size_t nargs, size_t nres) : args(nargs), slots(nargs), results(nres) {}
-    ZeroedBuffer<ep_value, 8> args;
-    ZeroedBuffer<ArraySlot, 8> slots;
-    ZeroedBuffer<ep_value, 4> results;
+    explicit CallState(size_t nargs, size_t nres) : args(nargs), slots(nargs), results(nres) {
+      for (size_t i = 0; i < nargs; ++i) clear_value(args[i]);
+      for (size_t i = 0; i < nres; ++i) clear_value(results[i]);
+    }
+    CallBuffer<ep_value, 8> args;
+    CallBuffer<ArraySlot, 8> slots;  // read only for array arguments, which set it
+    CallBuffer<ep_value, 4> results;
     std::vector<py::object> copies;  // keeps contiguous copies alive during the call
   };
 
@@ -228,7 +265,8 @@ class Function {
   };
 
   // arguments.cpp
-  void bind_arguments(PyObject* args, PyObject* kwargs, PyObject** bound) const;
+  void bind_arguments(const ArgSource& src, PyObject** bound) const;
+  size_t bind_keyword(PyObject* key, size_t nbindable) const;
   void convert_arg(PyObject* obj, const Type& t, bool mutated, CallState& st, int64_t& slot,
                    ArgPath& path) const;
   void convert_array_arg(PyObject* obj, const Type& t, bool mutated, CallState& st, int64_t slot,
@@ -252,6 +290,7 @@ class Function {
   ep_entry_fn entry_;
   ep_release_fn release_;
   std::string symbol_;
+  bool release_gil_ = true;
   int64_t nargs_ = 0;
   size_t nrequired_ = 0;
 };

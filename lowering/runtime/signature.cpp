@@ -24,7 +24,6 @@ void init_numpy_state() {
   for (size_t i = 0; i < kDtypes.size(); ++i) {
     py::object dt = np.attr("dtype")(kDtypes[i].name);
     st->dtype[i] = dt.release().ptr();
-    st->scalar_type[i] = py::object(np.attr("dtype")(kDtypes[i].name).attr("type")).release().ptr();
   }
   // Every C type character NumPy knows for our dtypes, so that aliases such
   // as 'q' (long long) and 'l' (long) both map to int64.
@@ -207,6 +206,7 @@ ParsedSignature parse_signature(const py::object& signature) {
     params.push_back(std::move(p));
   }
   out.result = parse_type(require_key(sig, "result", root), root.key("result"), true, 0);
+  out.release_gil = optional_bool(sig, "release_gil", true, root);
   return out;
 }
 
