@@ -45,6 +45,9 @@ class CompiledFunction(_Dispatcher):
     Calls are made by the C base class (see the module docstring).
     """
 
+    # how lower layers recognise a compiled function without importing this module (tracer.statics)
+    __everypath_compiled__ = True
+
     def __init__(self, pyfunc: types.FunctionType, options: CompileOptions, settings: Settings | None = None) -> None:
         if not isinstance(pyfunc, types.FunctionType):
             raise TypeError(f"everypath.compile expects a Python function, got {type(pyfunc).__name__}")

@@ -140,9 +140,7 @@ def unwrap_compiled(obj: Any) -> Any:
     """A @compile function called from compiled code is traced like any helper (same unit, direct
     call, recursion included): its CompileOptions (tag, description, targets...) only concern its
     own native entry point, so nothing of them applies to the call."""
-    from everypath.api import CompiledFunction
-
-    if isinstance(obj, CompiledFunction):
+    if getattr(type(obj), "__everypath_compiled__", False):  # everypath.api.CompiledFunction (a later layer)
         return obj.py_function
     return obj
 
