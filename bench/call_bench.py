@@ -128,11 +128,11 @@ def _pybind_module(work: Path) -> Any:
     return _import(so, "call_bench_pb")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=30)
     ap.add_argument("--json", type=Path)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="ep-call-bench-") as tmp:
         work = Path(tmp)
         os.environ.setdefault("EVERYPATH_CACHE", str(work / "cache"))
@@ -170,6 +170,7 @@ def main() -> None:
               f"(goal {GOALS_NS[kind]:.0f} ns: ratio {over / GOALS_NS[kind]:.2f})")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
+    return out
 
 
 if __name__ == "__main__":

@@ -1,7 +1,15 @@
 #!/usr/bin/env python
-"""Start-up and exit of a process that calls an ahead-of-time built function (issue 13).
+"""Ahead of time, measured in one run (issue 13): builds, start-up, calls and exit, side by side.
 
-    python bench/startup_bench.py [--runs N] [--json OUT]
+    python bench/startup_bench.py [--runs N] [--kernels a,b] [--rounds N] [--skip builds,calls] [--json OUT]
+
+Three sections, one after another in this process:
+1. builds (bench/build_bench.py): per corpus kernel, CPU seconds of a cold-cache build without and with
+   the precompiled header (a warm cache builds nothing: its cost is the first call of section 2);
+2. start-up and exit (below): fresh processes importing everypath and making the first call of an AOT-built
+   function, telemetry on and off, against `import numpy` alone;
+3. calls (bench/call_bench.py): per-call overhead for two scalars and two arrays against plain Python, a
+   pybind11 function and a raw C function.
 
 A module with a scalar and an array function is written to a temporary folder and built once
 (in a first process, private EVERYPATH_CACHE and EVERYPATH_LAKE). Then N fresh processes per
@@ -85,8 +93,35 @@ def child(code: str, env: dict[str, str], cwd: Path) -> Sample:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--kernels", default="mandelbrot,softmax_rows_f32,nbody_step,cosine_similarity")
+    ap.add_argument("--rounds", type=int, default=20, help="call timing rounds")
+    ap.add_argument("--skip", default="", help="sections to leave out: builds, startup, calls")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    report: dict[str, object] = {}
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    if "builds" not in skip:
+        import build_bench
+
+        print("== builds on a cold cache (CPU s): precompiled header off / first / second build / with a warm .gch;"
+              " a warm cache builds nothing: see the first call below ==")
+        build_bench.main(["--kernels", args.kernels, "--repeat", "1"])
+    if "startup" not in skip:
+        print("\n== start-up and exit (fresh processes, median) ==")
+        report["startup"] = startup(args.runs)
+    if "calls" not in skip:
+        import call_bench
+
+        print("\n== calls ==")
+        report["calls"] = call_bench.main(["--rounds", str(args.rounds)])
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1, default=str))
+    return 0
+
+
+def startup(runs: int) -> list[dict[str, object]]:
+    """Fresh processes per case, interleaved; prints the table and returns its rows."""
     with tempfile.TemporaryDirectory(prefix="ep-startup-") as tmp:
         root = Path(tmp)
         (root / "startup_mod.py").write_text(MODULE)
@@ -102,7 +137,7 @@ def main() -> int:
              CHILD.format(imports=f"import everypath\nimport startup_mod\n{call}", heavy=HEAVY), tel)
             for name, call in CALLS.items() for tel in ("0", "1")]
         samples: dict[str, list[Sample]] = {c[0]: [] for c in cases}
-        for _ in range(args.runs):  # interleaved: a busy spell of the machine hits every case alike
+        for _ in range(runs):  # interleaved: a busy spell of the machine hits every case alike
             for label, code, tel in cases:
                 samples[label].append(child(code, {**base, "EVERYPATH_TELEMETRY": tel}, root))
         rows = []
@@ -121,10 +156,8 @@ def main() -> int:
                   f"{', '.join(row['heavy']) or '-'}")
         lake = root / "lake" / "calls"
         print(f"lake parts written: {len(list(lake.glob('*/*/*.parquet')))} (array calls with telemetry on: "
-              f"{args.runs})")
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1))
-    return 0
+              f"{runs})")
+    return rows
 
 
 if __name__ == "__main__":
