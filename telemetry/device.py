@@ -5,9 +5,10 @@ and the machine id, so two lakes never share ids and the raw id/serial is never 
 device_class groups machines of the same kind (same features), which is what the
 selector learns per.
 
-`everypath.load` reads the CPU's flags and ISA level from here on a bundle's first call: what
-only the full fingerprint needs (subprocess for nvidia-smi, socket, uuid, secrets for the salt)
-is imported where it is used.
+`everypath.load` reads the CPU's flags and ISA level from here on a bundle's first call, and a
+selection table needs only the device class (process_device_class): the id (the lake's salt, the
+machine id) is made at the first publish, nvidia-smi is started only where an NVIDIA driver is
+loaded, and what only those need (subprocess, socket, uuid, secrets) is imported where it is used.
 """
 from __future__ import annotations
 
@@ -27,23 +28,27 @@ if TYPE_CHECKING:
 
 _CLASS_KEYS = ("arch", "os", "cpu_model", "isa_level", "isa_flags", "cores", "l1d_kib", "l2_kib", "l3_kib", "gpu",
                "runtime")
-_cache: dict[tuple[str, str], dict[str, object]] = {}
+_cache: dict[tuple[str, str], dict[str, object]] = {}  # (runtime, lake): the full fields
+_classes: dict[str, dict[str, object]] = {}  # runtime: the class fields alone
+# Linux: what exists once the NVIDIA kernel driver is loaded (nvidia-smi cannot work without it)
+_NVIDIA_DRIVER = ("/proc/driver/nvidia", "/dev/nvidiactl")
 
 
 def _cpuinfo() -> dict[str, str]:
-    """The first processor block of /proc/cpuinfo (empty where there is none)."""
+    """The first processor block of /proc/cpuinfo (empty where there is none). Read line by line up
+    to its end: the kernel makes the text as it is read, and a many-core host's is long."""
     out: dict[str, str] = {}
     try:
-        text = Path("/proc/cpuinfo").read_text(errors="replace")
+        with open("/proc/cpuinfo", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    if out:
+                        break
+                    continue
+                k, _, v = line.partition(":")
+                out.setdefault(k.strip().lower(), v.strip())
     except OSError:
-        return out
-    for line in text.splitlines():
-        if not line.strip():
-            if out:
-                break
-            continue
-        k, _, v = line.partition(":")
-        out.setdefault(k.strip().lower(), v.strip())
+        return {}
     return out
 
 
@@ -83,6 +88,10 @@ def _caches() -> dict[str, int | None]:
 
 
 def _gpu() -> str | None:
+    """The first NVIDIA GPU's model as `nvidia-smi -L` names it. On Linux without the driver loaded
+    nvidia-smi can only fail: it is not looked for, nor started (~1 ms instead of a subprocess)."""
+    if platform.system() == "Linux" and not any(os.path.exists(p) for p in _NVIDIA_DRIVER):
+        return None
     import shutil
     import subprocess
 
@@ -162,8 +171,33 @@ def restrict(fields: dict[str, object], variant: DeviceVariant) -> dict[str, obj
     if variant.threads is not None:
         out["cores"] = min(variant.threads, int(fields.get("cores") or variant.threads))
     out["device_class"] = device_class(out)
-    out["device_id"] = f"{fields['device_id']}{variant.label}"
+    if "device_id" in fields:  # class fields alone (class_fields) have none yet
+        out["device_id"] = f"{fields['device_id']}{variant.label}"
     return out
+
+
+def class_fields(runtime: str = "cpython-extension") -> dict[str, object]:
+    """The host's fields that make its device class (and device_class itself), computed once per
+    process and runtime: no salt, no machine id, so no lake is touched (see device_fields)."""
+    if runtime not in _classes:
+        info = _cpuinfo()
+        arch = _arch()
+        flags = cpu_flags(info)
+        fields: dict[str, object] = {
+            "arch": arch,
+            "os": platform.system().lower(),
+            "cpu_model": info.get("model name") or info.get("cpu model") or platform.processor() or None,
+            "isa_level": isa_level(arch, flags),
+            # one string, not a list column: it repeats on every row, and Parquet dictionary-encodes strings
+            "isa_flags": " ".join(f for f in RELEVANT_FLAGS if f in flags),
+            "cores": os.cpu_count(),
+            **_caches(),
+            "gpu": _gpu(),
+            "runtime": runtime,
+        }
+        fields["device_class"] = device_class(fields)
+        _classes[runtime] = fields
+    return dict(_classes[runtime])
 
 
 def device_fields(runtime: str = "cpython-extension", lake_root: Path | None = None,
@@ -177,30 +211,22 @@ def device_fields(runtime: str = "cpython-extension", lake_root: Path | None = N
 
         lake_root = Settings.from_env().lake
     key = (runtime, str(lake_root))
-    if key in _cache:
-        return dict(_cache[key])
-    info = _cpuinfo()
-    arch = _arch()
-    flags = cpu_flags(info)
-    fields: dict[str, object] = {
-        "arch": arch,
-        "os": platform.system().lower(),
-        "cpu_model": info.get("model name") or info.get("cpu model") or platform.processor() or None,
-        "isa_level": isa_level(arch, flags),
-        # one string, not a list column: it repeats on every row, and Parquet dictionary-encodes strings
-        "isa_flags": " ".join(f for f in RELEVANT_FLAGS if f in flags),
-        "cores": os.cpu_count(),
-        **_caches(),
-        "gpu": _gpu(),
-        "runtime": runtime,
-    }
-    fields["device_class"] = device_class(fields)
-    fields["device_id"] = hashlib.sha256(salt(Path(lake_root)) + _machine_id().encode()).hexdigest()
-    _cache[key] = fields
-    return dict(fields)
+    if key not in _cache:
+        fields = class_fields(runtime)
+        fields["device_id"] = hashlib.sha256(salt(Path(lake_root)) + _machine_id().encode()).hexdigest()
+        _cache[key] = fields
+    return dict(_cache[key])
 
 
 def process_device(settings: "Settings", runtime: str = "cpython-extension") -> dict[str, object]:
     """The device fields this process records under: the host, or the restricted variant of it
     that settings.device_variant names (`everypath autotune --isa/--threads`)."""
     return device_fields(runtime, lake_root=settings.lake, variant=DeviceVariant.parse(settings.device_variant))
+
+
+def process_device_class(settings: "Settings", runtime: str = "cpython-extension") -> str:
+    """process_device(settings)["device_class"] without the device id: all a selection table needs
+    to choose its entries before the first call (the lake and its salt wait for the first publish)."""
+    variant = DeviceVariant.parse(settings.device_variant)
+    host = class_fields(runtime)
+    return str((restrict(host, variant) if variant.label else host)["device_class"])

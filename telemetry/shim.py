@@ -5,26 +5,39 @@ runs the background flusher that writes them to the lake.
 Starting costs next to nothing on the caller's path (issue 13): the hub is configured (a few
 atomics) and the flusher's thread started, both synchronously; pyarrow, the lake and the device
 fingerprint load at the flusher's first publish, never when nothing is recorded or telemetry is
-off. At exit the flusher's own atexit hook drains once more and writes what is left, without
+off. A selection table in force needs the device class before the first call: only that is made
+then (CPU flags and caches, the GPU's model where an NVIDIA driver is loaded), not the device id.
+At exit the flusher's own atexit hook drains once more and writes what is left, without
 waiting for a timer tick.
 """
 from __future__ import annotations
 
 import os
-import signal
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from everypath.base.settings import Settings
-from everypath.telemetry.flusher import LazyLogger
-from everypath.telemetry.records import CallSite, RawCalls
 
-log = LazyLogger("everypath.telemetry")
+if TYPE_CHECKING:
+    from everypath.telemetry.records import CallSite, RawCalls
+
+
+class _Log:
+    """logging.getLogger('everypath.telemetry') on first use (as flusher.LazyLogger, without importing the
+    flusher, its records and signal: a first call with telemetry off never needs them)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger("everypath.telemetry"), attr)
+
+
+log = _Log()
 
 
 @dataclass
@@ -35,6 +48,8 @@ class SiteCatalog:
     dropped: int = 0  # records lost to full rings in this process (sampling bounds this; see docs)
 
     def refresh(self, runtime: Any) -> list[CallSite]:
+        from everypath.telemetry.records import CallSite
+
         for function, op, call_site, dtype, variants in runtime.telemetry_sites(len(self.sites)):
             self.sites.append(CallSite(function, op, call_site, dtype or "", tuple(variants.split(","))))
         return self.sites
@@ -42,6 +57,8 @@ class SiteCatalog:
 
 def drain(runtime: Any, catalog: SiteCatalog) -> tuple[RawCalls, list[CallSite]] | None:
     """Everything recorded since the last drain (None when nothing was)."""
+    from everypath.telemetry.records import RawCalls
+
     d = runtime.telemetry_drain()
     if d["dropped"]:
         if not catalog.dropped:  # once per process: a hot loop of tiny calls would say it every drain
@@ -81,10 +98,10 @@ class Shim:
         table = self._table_path(settings)
         if table is not None:  # before the first call: the learned choice serves every call (~ms, once)
             try:
-                from everypath.telemetry.device import process_device
+                from everypath.telemetry.device import process_device_class
 
-                device = process_device(settings)
-                self._apply_table(table, str(device["device_class"]))
+                # the class alone: the device id (the lake's salt) waits for the flusher's first publish
+                self._apply_table(table, process_device_class(settings))
             except Exception:  # noqa: BLE001 - a broken table or fingerprint never breaks user code
                 log.exception("telemetry: cannot apply the selection table %s; the built-in thresholds choose", table)
         if on:
@@ -119,11 +136,15 @@ class Shim:
         still raises KeyboardInterrupt; SIGTERM still ends the process with its status)."""
         if threading.current_thread() is not threading.main_thread():
             return  # Python handles signals only in the main thread
+        import signal
+
         for sig in (signal.SIGTERM, signal.SIGINT):
             self._prev_handlers[sig] = signal.getsignal(sig)
             signal.signal(sig, self._on_signal)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        import signal
+
         try:
             self.ready.wait(2.0)
             if self.flusher is not None:

@@ -133,3 +133,43 @@ def test_the_flusher_makes_its_lake_and_device_at_the_first_publish(tmp_path: Pa
     got = duckdb.sql(f"SELECT count(*), count(DISTINCT ts), min(epoch_ns(ts)), max(epoch_ns(ts)) FROM "
                      f"read_parquet('{tmp_path}/calls/*/*/*.parquet')").fetchall()
     assert got == [(150, 150, 0, 149)]
+
+
+# ---- a selection table in force: the device class before the first call, the id at the first publish ----
+
+FAKE_SMI = '#!/bin/sh\necho started > "{marker}"\necho "GPU 0: Fake GPU 9000 (UUID: GPU-0000)"\n'
+
+
+def test_the_class_a_table_is_chosen_by_is_the_fingerprints_and_touches_no_lake(tmp_path: Path) -> None:
+    from everypath.telemetry.device import process_device, process_device_class
+
+    for variant in ("", "+1t"):  # the host, and the restricted view `everypath autotune --threads 1` records as
+        lake = tmp_path / f"lake{variant}"
+        settings = Settings(lake=lake, device_variant=variant)
+        cls = process_device_class(settings)
+        assert not lake.exists()  # no salt, no lake folder: they wait for the first publish
+        assert cls == process_device(settings)["device_class"]  # the class the rows are then recorded under
+        assert lake.joinpath(".salt").exists()
+
+
+@pytest.mark.parametrize("driver", [False, True])
+def test_nvidia_smi_is_started_only_where_an_nvidia_driver_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     driver: bool) -> None:
+    import platform
+
+    from everypath.telemetry import device
+
+    if platform.system() != "Linux":
+        pytest.skip("the driver check is Linux's (/proc/driver/nvidia, /dev/nvidiactl)")
+    marker, bin_dir, driver_dir = tmp_path / "started", tmp_path / "bin", tmp_path / "proc-driver-nvidia"
+    bin_dir.mkdir()
+    (bin_dir / "nvidia-smi").write_text(FAKE_SMI.format(marker=marker))
+    (bin_dir / "nvidia-smi").chmod(0o755)
+    if driver:
+        driver_dir.mkdir()
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    monkeypatch.setattr(device, "_NVIDIA_DRIVER", (str(driver_dir),))  # where this test says the driver is
+    monkeypatch.setattr(device, "_classes", {})  # this process's fields, made again
+    fields = device.class_fields()
+    assert marker.exists() is driver
+    assert fields["gpu"] == ("Fake GPU 9000" if driver else None)  # the model, never the UUID
