@@ -25,13 +25,7 @@ from typing import Any
 
 from everypath.base.settings import Settings
 
-try:  # CPython's own SHA-256 (3.11: _sha256, 3.12: _sha2): hashlib would load OpenSSL, ~3 ms of a warm first call
-    from _sha256 import sha256
-except ImportError:  # pragma: no cover - other interpreters and versions
-    try:
-        from _sha2 import sha256  # type: ignore[no-redef]
-    except ImportError:
-        from hashlib import sha256  # type: ignore[no-redef]
+from everypath.base.digest import sha256  # not hashlib: no OpenSSL on a warm first call
 
 FORMAT_VERSION = 1  # bump when generated code changes meaning
 COMPILER_VERSION = "0.1.0"

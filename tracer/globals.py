@@ -16,12 +16,13 @@ modules by their file (``origin``); the import name is kept only as a hint to fi
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import sys
 import types
 from dataclasses import dataclass, field
 from typing import Any
+
+from everypath.base.digest import sha256
 
 
 class _Absent:
@@ -95,7 +96,7 @@ def value_digest(obj: Any) -> str:
 
 
 def _code_digest(code: types.CodeType) -> str:
-    h = hashlib.sha256(code.co_code)
+    h = sha256(code.co_code)
     for c in code.co_consts:  # nested code objects (closures) by content, never by address
         h.update((_code_digest(c) if isinstance(c, types.CodeType) else repr(c)).encode())
     h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_argcount)).encode())
@@ -156,7 +157,7 @@ def namespace_of(where: str, hint: str, entry_globals: dict[str, Any]) -> dict[s
 
 def value_key(front: str, reads: list[tuple[str, str, str]]) -> str:
     """The cache key of one build: the front key plus what every global it read was."""
-    return hashlib.sha256("\x00".join([front, *("\x01".join(r) for r in reads)]).encode()).hexdigest()
+    return sha256("\x00".join([front, *("\x01".join(r) for r in reads)]).encode()).hexdigest()
 
 
 def unique(reads: list[GlobalRead]) -> tuple[GlobalRead, ...]:
