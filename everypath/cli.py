@@ -13,6 +13,7 @@ def main() -> None:
 
 
 def _mount() -> None:
+    from everypath.lowering.cache_cli import cache_group
     from everypath.lowering.cli import compile_cmd, cpp_cmd
     from everypath.tracer.cli import trace_cmd
     from everypath.variants.cli import ops_group
@@ -28,6 +29,7 @@ def _mount() -> None:
     for cmd in (compile_cmd, cpp_cmd, trace_cmd, ops_group, telemetry_group, selector_group, autotune_cmd):
         main.add_command(cmd)
     main.add_command(dashboard_cmd)
+    main.add_command(cache_group)
     main.add_command(export_cmd)
     for cmd in bundle_commands:
         main.add_command(cmd)
