@@ -22,26 +22,13 @@ from typing import Any, Iterator
 
 import pytest
 
+from tests.aot_kernels import SCALE_ADD
+
 from everypath.base.settings import Settings
 from everypath.lowering import cache
 from everypath.lowering.build import INCLUDE_DIR
 
-KERNELS = textwrap.dedent("""
-    import numpy as np
-    import everypath
-
-    Vec = np.ndarray[tuple[int], np.dtype[np.float64]]
-
-
-    @everypath.compile
-    def scale(x: float, y: float) -> float:
-        return x * y + 1.0
-
-
-    @everypath.compile
-    def add(a: Vec, b: Vec) -> Vec:
-        return np.add(a, b)
-""")
+KERNELS = SCALE_ADD
 
 # Audit events are raised before the action: the hook sees what the first calls open and start.
 CHILD = textwrap.dedent("""

@@ -15,28 +15,15 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.aot_kernels import SCALE_ADD
+
 from everypath.base.settings import Settings
 from everypath.telemetry.flusher import Flusher
 from everypath.telemetry.lake import Lake
 
 from ._data import DEVICE, SITES, raw
 
-KERNELS = textwrap.dedent("""
-    import numpy as np
-    import everypath
-
-    Vec = np.ndarray[tuple[int], np.dtype[np.float64]]
-
-
-    @everypath.compile
-    def scale(x: float, y: float) -> float:
-        return x * y + 1.0
-
-
-    @everypath.compile
-    def add(a: Vec, b: Vec) -> Vec:
-        return np.add(a, b)
-""")
+KERNELS = SCALE_ADD
 
 # The first atexit hook runs last (LIFO): it sees the modules after everypath's own exit hook ran.
 CHILD = textwrap.dedent("""
