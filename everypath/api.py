@@ -115,16 +115,9 @@ class CompiledFunction(_Dispatcher):
         """Compile now (ahead of time) and return the CompiledModule.
 
         ``observe`` runs only on a cache miss (it is the sandboxed observation run)."""
-        from everypath.lowering import cache
+        from everypath.lowering.cache import build_cached  # no compiler import on a hit
 
-        key = cache.front_key(self.py_function, call_types, self.settings)
-        hit = cache.load(self.settings, key, self.py_function.__globals__)  # no compiler import on a hit
-        if hit is not None:
-            return hit
-        from everypath.lowering.pipeline import compile_function
-
-        observation = observe() if observe is not None else None
-        return compile_function(self.py_function, self.settings, call_types, observation, key)
+        return build_cached(self.py_function, self.settings, call_types, observe)
 
     def _observe(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Run the Python function once in the sandbox on this call's inputs (see tracer.sandbox)."""

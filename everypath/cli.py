@@ -14,8 +14,7 @@ def main() -> None:
 
 def _mount() -> None:
     from everypath.lowering.cache_cli import cache_group
-    from everypath.lowering.cli import compile_cmd, cpp_cmd
-    from everypath.tracer.cli import trace_cmd
+    from everypath.lowering.cli import compile_cmd, cpp_cmd, trace_cmd
     from everypath.variants.cli import ops_group
 
     from everypath.telemetry.cli import telemetry_group

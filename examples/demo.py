@@ -13,7 +13,7 @@ from rich.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from everypath.modules import compiled_functions, import_path  # noqa: E402
+from everypath.tracer.modules import compiled_functions, import_path  # noqa: E402
 from tests.corpus._loader import assert_same_result  # noqa: E402
 
 

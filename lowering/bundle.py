@@ -75,7 +75,7 @@ def compiler_info() -> dict[str, Any]:
 
 def function_info(pyfunc: types.FunctionType, name: str, signature: dict[str, Any]) -> dict[str, Any]:
     module = pyfunc.__module__ or ""
-    # `everypath bundle FILE.py:FUNC` imports FILE.py as everypath_user.FILE (everypath/modules.py)
+    # `everypath bundle FILE.py:FUNC` imports FILE.py as everypath_user.FILE (tracer/modules.py)
     module = module.removeprefix("everypath_user.")
     src = inspect.getsourcefile(pyfunc)
     return {"name": name, "module": module, "qualname": pyfunc.__qualname__,

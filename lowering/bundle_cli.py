@@ -29,8 +29,8 @@ def bundle_group() -> None:
 
 
 def _one_function(target: str) -> Any:
-    from everypath.api import CompiledFunction
-    from everypath.modules import resolve_target
+    from everypath.tracer.modules import resolve_target
+    from everypath.tracer.statics import is_compiled
 
     _, funcs = resolve_target(target)
     if len(funcs) != 1:
@@ -38,7 +38,7 @@ def _one_function(target: str) -> Any:
         raise click.BadParameter(f"{target} has several @compile functions ({names}): name one as "
                                  f"{target.partition(':')[0]}:FUNC", param_hint="TARGET")
     obj = funcs[0][1]
-    return obj.py_function if isinstance(obj, CompiledFunction) else obj
+    return obj.py_function if is_compiled(obj) else obj
 
 
 @bundle_group.command("create")

@@ -237,3 +237,17 @@ def write_atomic(path: Path, text: str) -> None:
     with os.fdopen(fd, "w") as f:
         f.write(text)
     os.replace(tmp, path)
+
+
+def build_cached(pyfunc: types.FunctionType, settings: Settings, call_types: Any = None,
+                 observe: Any = None) -> CompiledModule:
+    """pyfunc's build for call_types: the cache's when it holds one (no compiler import), else compiled
+    now; observe (the sandboxed observation run, a callable) runs only on a miss."""
+    key = front_key(pyfunc, call_types, settings)
+    hit = load(settings, key, pyfunc.__globals__)
+    if hit is not None:
+        return hit
+    from everypath.lowering.pipeline import compile_function
+
+    observation = observe() if observe is not None else None
+    return compile_function(pyfunc, settings, call_types, observation, key)

@@ -1,4 +1,5 @@
-"""`everypath compile` and `everypath cpp`: ahead-of-time builds and the generated C++."""
+"""`everypath compile`, `everypath cpp` and `everypath trace`: ahead-of-time builds, the generated C++ and
+the IR of a user's functions (decorated or not: a plain function builds with the environment's settings)."""
 from __future__ import annotations
 
 import json
@@ -6,28 +7,30 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from everypath.api import CompiledFunction, CompileOptions
 from everypath.base.errors import BuildError, CompileError
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
 
-def _as_compiled(obj: object) -> CompiledFunction:
-    if isinstance(obj, CompiledFunction):
-        return obj
-    return CompiledFunction(obj, CompileOptions())  # type: ignore[arg-type]
+def _build(obj: object) -> Any:
+    """The CompiledModule of a @compile function (with its own settings) or of a plain function."""
+    from everypath.base.settings import Settings
+    from everypath.lowering.cache import build_cached
+
+    settings = getattr(obj, "settings", None) if getattr(type(obj), "__everypath_compiled__", False) else None
+    return build_cached(getattr(obj, "py_function", obj), settings or Settings.from_env())
 
 
 def _build_one(name: str, obj: object) -> dict[str, object]:
     """One function's row of the compile table; compile errors are rows, anything else propagates."""
     t0 = time.perf_counter()
     try:
-        m = _as_compiled(obj).build()
+        m = _build(obj)
         return {"function": name, "status": "cached" if m.from_cache else "built",
                 "seconds": round(time.perf_counter() - t0, 3), "artifact": str(m.so_path)}
     except (CompileError, BuildError) as exc:
@@ -90,7 +93,7 @@ def compile_cmd(target: str, as_json: bool, jobs: int | None, progress: bool | N
     Builds land in the content-addressed cache under the function's own identity (file, qualname,
     source, types, flags, compiler), so the program's first call finds them and starts in
     milliseconds, whether it runs as a script, a package module or `python -m`."""
-    from everypath.modules import resolve_target
+    from everypath.tracer.modules import resolve_target
     from rich.console import Console
     from rich.table import Table
 
@@ -123,11 +126,28 @@ def compile_cmd(target: str, as_json: bool, jobs: int | None, progress: bool | N
 @click.argument("target")
 def cpp_cmd(target: str) -> None:
     """Print the C++ generated for MODULE.py:FUNC."""
-    from everypath.modules import resolve_target
+    from everypath.tracer.modules import resolve_target
 
     _, funcs = resolve_target(target)
     for _, obj in funcs:
         try:
-            click.echo(_as_compiled(obj).cpp_source)
+            click.echo(_build(obj).cpp_path.read_text())
+        except CompileError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.command("trace")
+@click.argument("target")
+@click.option("--typed/--untyped", default=True, help="Annotate every node with its inferred type.")
+def trace_cmd(target: str, typed: bool) -> None:
+    """Print the IR of MODULE.py:FUNC (or of every @compile function in MODULE.py)."""
+    from everypath.lowering.pipeline import ir_text
+    from everypath.tracer.modules import resolve_target
+
+    _, funcs = resolve_target(target)
+    for _, obj in funcs:
+        fn = getattr(obj, "py_function", obj)
+        try:
+            click.echo(ir_text(fn, typed=typed))  # type: ignore[arg-type]
         except CompileError as exc:
             raise click.ClickException(str(exc)) from None

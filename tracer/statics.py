@@ -140,9 +140,12 @@ def unwrap_compiled(obj: Any) -> Any:
     """A @compile function called from compiled code is traced like any helper (same unit, direct
     call, recursion included): its CompileOptions (tag, description, targets...) only concern its
     own native entry point, so nothing of them applies to the call."""
-    if getattr(type(obj), "__everypath_compiled__", False):  # everypath.api.CompiledFunction (a later layer)
-        return obj.py_function
-    return obj
+    return obj.py_function if is_compiled(obj) else obj
+
+
+def is_compiled(obj: Any) -> bool:
+    """obj is an everypath.api.CompiledFunction (known by its class marker: the public face is a later layer)."""
+    return bool(getattr(type(obj), "__everypath_compiled__", False))
 
 
 def _specialisable(value: Any) -> bool:

@@ -1,4 +1,4 @@
-"""Importing a user's module by path and finding its @compile functions."""
+"""Importing a user's module by path and finding its @compile functions (for the CLI and the demo)."""
 from __future__ import annotations
 
 import importlib.util
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from everypath.api import CompiledFunction
 from everypath.base.errors import SourceSyntaxError
+from everypath.tracer.statics import is_compiled
 
 
 def import_path(path: str) -> object:
@@ -63,8 +63,9 @@ class LocatedError(click.ClickException):
         click.echo(self.message, err=True)
 
 
-def compiled_functions(module: object) -> dict[str, CompiledFunction]:
-    return {k: v for k, v in vars(module).items() if isinstance(v, CompiledFunction)}
+def compiled_functions(module: object) -> dict[str, object]:
+    """The module's @everypath.compile functions by name."""
+    return {k: v for k, v in vars(module).items() if is_compiled(v)}
 
 
 def resolve_target(target: str) -> tuple[object, list[tuple[str, object]]]:
