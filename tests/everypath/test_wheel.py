@@ -47,7 +47,8 @@ def test_the_wheel_holds_one_top_level_name(wheel: Path) -> None:
     for must in ("everypath/base/types.py", "everypath/tracer/frontend.py", "everypath/variants/include/everypath/abi.h",
                  "everypath/lowering/runtime/module.cpp", "everypath/dashboard/app.py"):
         assert must in listing, must
-    assert any(n.startswith("everypath/lowering/_runtime.") and n.endswith(".so") for n in listing)
+    for ext in ("_runtime", "_dispatch"):  # the pybind11 runtime and the vectorcall entry
+        assert any(n.startswith(f"everypath/lowering/{ext}.") and n.endswith(".so") for n in listing), ext
 
 
 def test_installed_into_a_fresh_venv_it_compiles_and_runs(wheel: Path, tmp_path: Path) -> None:
