@@ -50,4 +50,4 @@ clean:
 	rm -rf .everypath-cache build *.egg-info lowering/_runtime*.so lowering/_dispatch*.so
 
 lint: setup
-	.venv/bin/ruff check everypath base tracer lowering variants examples tests bench
+	.venv/bin/ruff check everypath base tracer lowering variants telemetry selector dashboard examples tests bench
