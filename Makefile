@@ -38,7 +38,7 @@ demo: setup
 	$(PY) examples/demo.py
 
 test: setup
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 -q --durations=30
 
 test-fast: setup
 	$(PY) -m pytest -n 2 -q -m "not slow"

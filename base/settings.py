@@ -39,6 +39,16 @@ def _rate(name: str, value: str) -> float:
     return r
 
 
+def _count(name: str, value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise ValueError(f"{name}={value!r}: expected a non-negative whole number") from None
+    if n < 0:
+        raise ValueError(f"{name}={value!r}: expected a non-negative whole number")
+    return n
+
+
 @dataclass(frozen=True)
 class Settings:
     cache_dir: Path = field(default_factory=_default_cache)
@@ -71,6 +81,7 @@ class Settings:
     # host builds parse the runtime headers once per header prefix and flags, into a g++ precompiled header
     # in cache_dir/pch (lowering/pch.py); off: every build parses them (same result, slower)
     pch: bool = True
+    pch_max_mb: int = 1024  # disk the precompiled headers may take (least recently used dropped first)
 
     @staticmethod
     def from_env(env: dict[str, str] | None = None) -> "Settings":
@@ -112,6 +123,8 @@ class Settings:
             s = replace(s, sanitize=e["EVERYPATH_SANITIZE"].strip())
         if e.get("EVERYPATH_PCH", "") == "0":
             s = replace(s, pch=False)
+        if e.get("EVERYPATH_PCH_MAX_MB"):
+            s = replace(s, pch_max_mb=_count("EVERYPATH_PCH_MAX_MB", e["EVERYPATH_PCH_MAX_MB"]))
         if e.get("EVERYPATH_DEVICE_VARIANT"):
             DeviceVariant.parse(e["EVERYPATH_DEVICE_VARIANT"])  # refuse a bad label here, where it is read
             s = replace(s, device_variant=e["EVERYPATH_DEVICE_VARIANT"])

@@ -83,7 +83,7 @@ def precompiled(source: str, compile_flags: list[str], settings: Settings) -> li
         return []
     flags = [f for f in compile_flags if f != "-shared"]
     h = pch.header_for(prefix, flags, settings.cxx, version, headers_digest(), settings.cache_dir)
-    return ["-include", str(h.text_path)] if pch.prepare(h, prefix) else []
+    return ["-include", str(h.text_path)] if pch.prepare(h, prefix, settings.pch_max_mb << 20) else []
 
 
 def build_shared(source: str, out_path: Path, settings: Settings) -> BuildArtifact:

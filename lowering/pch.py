@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 PREFIX_NAME = "prefix.hpp"
-KEEP = 24  # .gch files kept per cache (60-110 MB each); the least recently used go first
+MAX_BYTES = 1 << 30  # .gch bytes kept per cache (60-110 MB each, Settings.pch_max_mb); the least recently used go first
 
 
 @dataclass(frozen=True)
@@ -143,21 +143,24 @@ def build(h: Header) -> bool:
                 os.unlink(p)
 
 
-def _evict(root: Path, keep: int) -> None:
-    """Drop the `.gch` of the least recently used prefixes beyond `keep` (the text stays: a build
-    that already chose it reads the text instead)."""
+def _evict(root: Path, max_bytes: int) -> None:
+    """Drop the `.gch` of the least recently used prefixes once the newest ones fill max_bytes (the most
+    recent one always stays; the text stays too: a build that already chose it reads the text instead)."""
     used = []
     for d in root.iterdir():
         gch = d / (PREFIX_NAME + ".gch")
         try:
-            used.append(((d / "deps.json").stat().st_mtime_ns, gch))
+            used.append(((d / "deps.json").stat().st_mtime_ns, gch.stat().st_size, gch))
         except OSError:
             continue
-    for _, gch in sorted(used, reverse=True)[keep:]:
-        gch.unlink(missing_ok=True)
+    total = 0
+    for i, (_, size, gch) in enumerate(sorted(used, key=lambda u: u[0], reverse=True)):
+        total += size
+        if i > 0 and total > max_bytes:
+            gch.unlink(missing_ok=True)
 
 
-def prepare(h: Header, prefix: str, keep: int = KEEP) -> bool:
+def prepare(h: Header, prefix: str, max_bytes: int = MAX_BYTES) -> bool:
     """Make the `.gch` usable (built or rebuilt when missing or stale); False: build without it.
 
     Not on a prefix's first build: writing a `.gch` costs about twice what it saves one build
@@ -172,7 +175,7 @@ def prepare(h: Header, prefix: str, keep: int = KEEP) -> bool:
         with _locked(h.folder):
             if not is_fresh(h) and not build(h):
                 return False
-        _evict(h.folder.parent, keep)
+        _evict(h.folder.parent, max_bytes)
     try:
         os.utime(h.deps_path)  # recently used: kept by _evict
     except OSError:  # another process is rebuilding it right now: g++ takes whichever it finds

@@ -156,3 +156,26 @@ def test_unit_prefix() -> None:
 def test_pch_setting_from_env() -> None:
     assert Settings.from_env({}).pch
     assert not Settings.from_env({"EVERYPATH_PCH": "0"}).pch
+
+
+def test_eviction_keeps_the_newest_headers_within_the_byte_budget(tmp_path: Path) -> None:
+    """Disk is bounded by Settings.pch_max_mb: the least recently used .gch go first, the newest always stays."""
+    sizes = [300, 500, 200, 400]  # bytes, oldest first
+    for i, size in enumerate(sizes):
+        d = tmp_path / f"p{i}"
+        d.mkdir()
+        (d / (pch.PREFIX_NAME + ".gch")).write_bytes(b"x" * size)
+        (d / "deps.json").write_text("[]")
+        os.utime(d / "deps.json", ns=(10**18 + i, 10**18 + i))
+    pch._evict(tmp_path, 650)
+    left = sorted(d.name for d in tmp_path.iterdir() if (d / (pch.PREFIX_NAME + ".gch")).exists())
+    assert left == ["p2", "p3"]  # 400 + 200 fit; adding 500 would not
+    pch._evict(tmp_path, 10)
+    assert [d.name for d in tmp_path.iterdir() if (d / (pch.PREFIX_NAME + ".gch")).exists()] == ["p3"]
+    assert all((d / "deps.json").exists() for d in tmp_path.iterdir())  # the texts and stamps stay
+
+
+def test_pch_budget_from_env() -> None:
+    assert Settings.from_env({"EVERYPATH_PCH_MAX_MB": "256"}).pch_max_mb == 256
+    with pytest.raises(ValueError, match="EVERYPATH_PCH_MAX_MB='lots'"):
+        Settings.from_env({"EVERYPATH_PCH_MAX_MB": "lots"})
