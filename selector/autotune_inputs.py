@@ -130,16 +130,23 @@ def parse_fixed(pairs: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+def _plain(obj: Any) -> Any:
+    """The Python function behind an @everypath.compile one (autotune builds its own variants)."""
+    from everypath.tracer.statics import is_compiled
+
+    return obj.py_function if is_compiled(obj) else obj
+
+
 def module_targets(spec: str, fixed: dict[str, Any]) -> list[Target]:
     """MODULE.py[:FUNC]: that function, or every annotated function the module defines."""
     file, _, func = spec.partition(":")
     mod = _load_module(Path(file))
     if func:
-        fn = getattr(mod, func, None)
+        fn = _plain(getattr(mod, func, None))
         if not inspect.isfunction(fn):
             raise AutotuneError(f"{file}: no function named {func!r}")
         return [target_for(fn, f"{mod.__name__}.{func}", fixed)]
-    found = [f for f in vars(mod).values()
+    found = [f for f in map(_plain, vars(mod).values())
              if inspect.isfunction(f) and f.__module__ == mod.__name__ and f.__annotations__]
     if not found:
         raise AutotuneError(f"{file}: defines no annotated function")
