@@ -10,6 +10,9 @@ DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev chromium 
 export EVERYPATH_ZIG_CACHE ?= $(HOME)/.cache/everypath/zig
 ZIG_WARM := $(EVERYPATH_ZIG_CACHE)/.warm-v1
 export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
+# PySpark ships as a 450 MB sdist: its wheel is built once per machine and installed from here
+WHEELS := $(HOME)/.cache/everypath/wheels
+PYSPARK := 4.3.0
 
 .PHONY: setup demo test test-fast bench lint clean
 
@@ -25,8 +28,10 @@ $(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	@# torch: the CPU build (the machine's wheel cache has one; the default PyPI wheel pulls GBs of CUDA)
 	@$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q 'torch==2.13.0+cpu' 2>/dev/null || \
 	  $(PIP) install -q torch --index-url https://download.pytorch.org/whl/cpu || true
-	@$(PIP) install -q -e '.[dev,refs,peers]' 2>&1 | grep -v "^WARNING: Location" || true
-	@$(PY) -c "import everypath, everypath.lowering._runtime, everypath.lowering._dispatch" && touch $(STAMP)
+	@ls $(WHEELS)/pyspark-$(PYSPARK)-*.whl >/dev/null 2>&1 || { echo "building the PySpark wheel once"; \
+	  $(PIP) wheel -q --no-deps -w $(WHEELS) pyspark==$(PYSPARK) 2>&1 | grep -v "^WARNING: Location" || true; }
+	@$(PIP) install -q --find-links $(WHEELS) -e '.[dev,refs,peers,spark]' 2>&1 | grep -v "^WARNING: Location" || true
+	@$(PY) -c "import everypath, everypath.lowering._runtime, everypath.lowering._dispatch, pyspark" && touch $(STAMP)
 
 # the first build per cross target compiles its libc/libc++ (minutes each on 2 cores): once per machine
 $(ZIG_WARM): $(STAMP) lowering/targets.py lowering/toolchain.py

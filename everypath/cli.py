@@ -18,6 +18,7 @@ def _mount() -> None:
     from everypath.variants.cli import ops_group
 
     from everypath.telemetry.cli import telemetry_group
+    from everypath.telemetry import rollup_cli  # noqa: F401 - adds `telemetry rollup`
 
     from everypath.selector.autotune_cli import autotune_cmd
     from everypath.selector.cli import selector_group  # also adds `telemetry simulate`
