@@ -19,7 +19,7 @@ import numpy as np
 
 from everypath.base.errors import CompileError, SourceLocation
 from everypath.base.types import (
-    BOOL, COMPLEX, FLOAT, INT, NONE, ArrayT, DType, ListT, ScalarT, TupleT, Type,
+    BOOL, COMPLEX, FLOAT, INT, NONE, ArrayT, DType, ListT, ScalarT, StrT, TupleT, Type,
 )
 
 
@@ -91,7 +91,7 @@ def _dtype_of(obj: Any, ann: Annotation) -> DType | None:
 
 def to_type(ann: Annotation, obj: Any = None) -> Type | OpenArrayT:
     obj = ann.obj if obj is None else obj
-    simple = {int: INT, float: FLOAT, bool: BOOL, complex: COMPLEX, None: NONE, type(None): NONE}
+    simple = {int: INT, float: FLOAT, bool: BOOL, complex: COMPLEX, str: StrT(), None: NONE, type(None): NONE}
     if isinstance(obj, typing.Hashable) and obj in simple:
         return simple[obj]
     if isinstance(obj, type) and issubclass(obj, np.generic):
@@ -107,6 +107,14 @@ def to_type(ann: Annotation, obj: Any = None) -> Type | OpenArrayT:
         return TupleT(tuple(_checked(to_type(ann, a), ann) for a in args))
     if origin is list and len(args) == 1:
         return ListT(_checked(to_type(ann, args[0]), ann))
+    if origin is set and len(args) == 1:
+        from everypath.base.types import SetT
+
+        return SetT(_checked(to_type(ann, args[0]), ann))
+    if origin is dict and len(args) == 2:
+        from everypath.base.types import DictT
+
+        return DictT(_checked(to_type(ann, args[0]), ann), _checked(to_type(ann, args[1]), ann))
     if obj is np.ndarray:
         return OpenArrayT(None)
     if obj is not None and obj is _torch_attr("Tensor"):
@@ -160,6 +168,8 @@ def describe_value_type(value: Any) -> Type | None:
         return COMPLEX
     if value is None:
         return NONE
+    if isinstance(value, str):
+        return StrT()
     tensor_t, dtype_t = _torch_attr("Tensor"), _torch_attr("dtype")
     if tensor_t is not None and isinstance(value, (tensor_t, dtype_t)):  # a tensor (crosses as a NumPy view), torch.float32
         from everypath.base.types import DTypeT

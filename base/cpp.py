@@ -26,10 +26,20 @@ def ctype(t: Type) -> str:
         if t.elem is None:
             raise EmitError("cannot infer the element type of an empty list (append to it or give values)")
         return f"ep::List<{ctype(t.elem)}>"
+    from everypath.base.types import DictT, SetT
+
+    if isinstance(t, SetT):
+        if t.elem is None:
+            raise EmitError("cannot infer the item type of an empty set (add to it first)")
+        return f"ep::Set<{ctype(t.elem)}>"  # variants/include/everypath/set.hpp
+    if isinstance(t, DictT):
+        if t.key is None or t.value is None:
+            raise EmitError("cannot infer the key and value types of an empty dict (store into it or give items)")
+        return f"ep::Dict<{ctype(t.key)}, {ctype(t.value)}>"  # variants/include/everypath/dict.hpp
     if isinstance(t, (NoneT, DTypeT)):
         return "ep::None"
     if isinstance(t, StrT):
-        return "std::string"
+        return "ep::Str"  # variants/include/everypath/str.hpp
     if isinstance(t, RangeT):
         return "ep::Range"
     if isinstance(t, SliceT):
@@ -91,7 +101,9 @@ def literal(value: Any, t: Type) -> str:
     if isinstance(t, DTypeT):
         return "ep::None{}"
     if isinstance(t, StrT):
-        return string_literal(value)
+        if "\0" in value:  # the length given: a C string would stop at the NUL
+            return f"std::string({c_string(value)}, {len(value.encode('utf-8'))})"
+        return string_literal(value)  # a std::string becomes an ep::Str where a str value is needed
     if isinstance(t, FuncT):
         raise EmitError("a function cannot be used as a value here")
     if isinstance(t, TupleT):

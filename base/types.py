@@ -115,6 +115,27 @@ class ListT:
 
 
 @dataclass(frozen=True)
+class DictT:
+    """dict[K, V] (variants/include/everypath/dict.hpp); key/value None while nothing was stored yet."""
+
+    key: "Type | None"
+    value: "Type | None"
+
+    def __str__(self) -> str:
+        return f"dict[{self.key or '?'}, {self.value or '?'}]"
+
+
+@dataclass(frozen=True)
+class SetT:
+    """set[T] (variants/include/everypath/set.hpp); elem None while nothing was added yet."""
+
+    elem: "Type | None"
+
+    def __str__(self) -> str:
+        return f"set[{self.elem or '?'}]"
+
+
+@dataclass(frozen=True)
 class NoneT:
     def __str__(self) -> str:
         return "None"
@@ -210,7 +231,7 @@ class MaybeWeakT:
         return f"{PY_NAME[self.weak]} | np.{self.strong}"
 
 
-Type = Union[ScalarT, ArrayT, TupleT, ListT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT, MaybeWeakT]
+Type = Union[ScalarT, ArrayT, TupleT, ListT, DictT, SetT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT, MaybeWeakT]
 
 INT = ScalarT(DType.INT64, weak=True)
 FLOAT = ScalarT(DType.FLOAT64, weak=True)
@@ -251,6 +272,17 @@ def join(a: Type | None, b: Type | None) -> Type | None:
             return ListT(a.elem or b.elem)
         e = join(a.elem, b.elem)
         return ListT(e) if e is not None else None
+    if isinstance(a, SetT) and isinstance(b, SetT):  # set() then {x}: the known element type
+        if a.elem is None or b.elem is None or a.elem == b.elem:
+            return SetT(a.elem or b.elem)
+        return None
+    if isinstance(a, DictT) and isinstance(b, DictT):  # {} then {k: v}: the known halves
+        k = a.key if b.key is None else b.key if a.key is None else (a.key if a.key == b.key else None)
+        v = a.value if b.value is None else b.value if a.value is None else join(a.value, b.value)
+        if (a.key is not None and b.key is not None and k is None) or (
+                a.value is not None and b.value is not None and v is None):
+            return None
+        return DictT(k, v)
     if isinstance(a, FuncT) and isinstance(b, FuncT):  # a variable bound to one of several closures
         members = sorted(set(a.members) | set(b.members))
         return FuncT("choice:" + "|".join(members)) if len(members) > 1 else a
@@ -280,6 +312,8 @@ def element_type(t: Type) -> Type:
     """What `for x in <t>` binds x to."""
     if isinstance(t, RangeT):
         return INT
+    if isinstance(t, StrT):  # for ch in s: one-character strings
+        return t
     if isinstance(t, ArrayT):
         if t.ndim == 0:
             raise TypingError("iteration over a 0-d array")
@@ -293,7 +327,20 @@ def element_type(t: Type) -> Type:
         if len(items) != 1:
             raise TypingError(f"iterating over a tuple of mixed types {t} is not supported")
         return t.items[0]
+    if isinstance(t, SetT):
+        raise TypingError("iterating over a set is not supported: CPython's order is its hash order, which "
+                          "compiled code does not reproduce; iterate over sorted(s)")
+    if isinstance(t, DictT):  # for k in d
+        if t.key is None:
+            raise TypingError("cannot infer the key type of an empty dict")
+        return t.key
     if isinstance(t, IterT):
+        if t.kind in ("dict_keys", "dict_values", "dict_items"):  # d.keys() / d.values() / d.items()
+            d = t.items[0]
+            assert isinstance(d, DictT)
+            if d.key is None or d.value is None:
+                raise TypingError("cannot infer the key and value types of an empty dict")
+            return {"dict_keys": d.key, "dict_values": d.value}.get(t.kind, TupleT((d.key, d.value)))
         if t.kind == "enumerate":
             return TupleT((INT, element_type(t.items[0])))
         if t.kind == "zip":

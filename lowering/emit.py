@@ -23,7 +23,7 @@ from everypath.lowering.emit_values import (
 )
 from everypath.lowering.infer import TypedFunction, const_type, static_truth
 from everypath.base.types import (
-    INT, ArrayT, DType, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, TupleT, Type, element_type,
+    INT, ArrayT, DictT, DType, DTypeT, FuncT, SetT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, StrT, TupleT, Type, element_type,
 )
 from everypath.tracer.ir import Block, Node, Opcode
 
@@ -122,10 +122,55 @@ class FunctionEmitter:
                 t = self.spec.var_types.get(u.target)
                 if isinstance(t, ListT) and t.elem is not None:
                     return t
+            d = self._dict_user(u, n)  # d[k] = [] / d.setdefault(k, []): the dict's value type
+            if isinstance(d, DictT) and isinstance(d.value, ListT) and d.value.elem is not None:
+                return d.value
         t = self.ty(n)
         if isinstance(t, ListT) and t.elem is not None:
             return t
         raise EmitError("cannot infer the element type of an empty list (append to it first)")
+
+    def set_type_for(self, n: Node) -> SetT:
+        """A set display's C++ type: its variable's (which later adds completed), else its own."""
+        for u in n.users:
+            if u.op is Opcode.STORE:
+                t = self.spec.var_types.get(u.target)
+                if isinstance(t, SetT) and t.elem is not None:
+                    return t
+        t = self.ty(n)
+        if isinstance(t, SetT) and t.elem is not None:
+            return t
+        raise EmitError("cannot infer the item type of an empty set (add to it first)")
+
+    def _dict_user(self, u: Node, n: Node) -> Type | None:
+        """The (final) type of the dict that node n is stored into as a value by user u, if it is."""
+        if u.op is Opcode.CALL and u.target == "ep.dict" and any(v is n for v in u.args[1::2]):
+            try:  # {"eval": {}}: the enclosing display's type
+                return self.dict_type_for(u)
+            except EmitError:
+                return None
+        stores = (u.op is Opcode.SETITEM and u.args[2] is n) or (
+            u.op is Opcode.CALL and u.target in ("method.setdefault", "method.get", "method.pop")
+            and len(u.args) == 3 and u.args[2] is n)
+        if not stores:
+            return None
+        base = u.args[0]
+        return self.spec.var_types.get(base.target) if base.op is Opcode.LOAD else self.spec.types.get(base)
+
+    def dict_type_for(self, n: Node) -> DictT:
+        """A dict display's C++ type: its variable's (which later stores completed), else its own."""
+        for u in n.users:
+            if u.op is Opcode.STORE:
+                t = self.spec.var_types.get(u.target)
+                if isinstance(t, DictT) and t.key is not None and t.value is not None:
+                    return t
+            d = self._dict_user(u, n)  # out["eval"] = {} ...: the outer dict's value type
+            if isinstance(d, DictT) and isinstance(d.value, DictT) and d.value.key is not None and d.value.value is not None:
+                return d.value
+        t = self.ty(n)
+        if isinstance(t, DictT) and t.key is not None and t.value is not None:
+            return t
+        raise EmitError("cannot infer the key and value types of an empty dict (store into it first)")
 
     # ---- fusion and inlining decisions --------------------------------------
     def _plan_fusion(self, block: Block) -> None:
@@ -187,6 +232,22 @@ class FunctionEmitter:
                     return False
         return True
 
+    def _str_append(self, n: Node) -> bool:
+        """`out += s` / `out = out + s` of a str local: appended in place (amortised O(1)), not rebuilt."""
+        if self.spec.op_keys.get(n) not in ("str:operator.iadd", "str:operator.add") or len(n.users) != 1:
+            return False
+        base, (user,) = n.args[0], n.users
+        block = n.block
+        if not (base.op is Opcode.LOAD and user.op is Opcode.STORE and user.target == base.target
+                and self.exprs.get(base) == ident(base.target) and isinstance(self.ty(n.args[1]), StrT)
+                and block is not None and user.block is block
+                and block.nodes.index(user) == block.nodes.index(n) + 1):
+            return False
+        self.mark(n)
+        self.line(f"{ident(base.target)} += {self.value(n.args[1])};")
+        self.exprs[n] = ident(base.target)
+        return True
+
     # ---- statements ----------------------------------------------------
     def block(self, block: Block) -> None:
         for n in block.nodes:
@@ -225,7 +286,7 @@ class FunctionEmitter:
                 self.exprs[n] = self._materialize(n, name)  # the tag of the chosen closure
             elif isinstance(t, (FuncT,)):
                 self.exprs[n] = "ep::None{}"
-            elif isinstance(t, ArrayT | ListT | TupleT) and self._load_inlinable(n):
+            elif isinstance(t, ArrayT | ListT | TupleT | StrT) and self._load_inlinable(n):
                 self.exprs[n] = name
             else:
                 self.mark(n)
@@ -239,13 +300,16 @@ class FunctionEmitter:
             self.exprs[n] = call(self, n)
             return
         if op is Opcode.CALL and n.target == "ep.tuple" and n.users and all(
-                u.op in (Opcode.GETITEM, Opcode.SETITEM) and u.args[1] is n for u in n.users):
+                u.op in (Opcode.GETITEM, Opcode.SETITEM) and u.args[1] is n
+                and not isinstance(self.spec.types.get(u.args[0]), DictT) for u in n.users):  # d[(i, j)]: a key
             self.exprs[n] = "/*index*/"
             return
         if op is Opcode.CALL:
             self._pyint_checks(n)  # before the element loop, also when this node is fused into it
             if self.spec.op_keys.get(n) == "ndarray.fill" and len(n.args) == 2:
                 self._store_checks(n.args[0], n.args[1])
+        if op is Opcode.CALL and self._str_append(n):
+            return
         if n in self.fused:
             self.exprs[n] = "/*fused*/"
             return
@@ -427,7 +491,7 @@ class FunctionEmitter:
         v = self.value(n)
         if isinstance(t, ScalarT):
             return v if t.dtype is DType.BOOL else f"ep::sc::truthy({v})"
-        if isinstance(t, ListT):
+        if isinstance(t, (ListT, StrT, DictT, SetT)):
             return f"({v}.size() != 0)"
         if isinstance(t, NoneT):
             return "false"
@@ -505,6 +569,22 @@ class FunctionEmitter:
         if isinstance(t, ListT):
             lst = self.value(it)
             return f"{lst}.size()", lambda k: (f"{lst}[{k}]", t.elem)
+        if isinstance(t, DictT) or (isinstance(t, IterT) and t.kind.startswith("dict_")):
+            # for k in d / d.items() ...: a snapshot list made as the loop starts (dict.hpp)
+            snap, dref, ver, size0 = self.fresh("snap"), self.fresh("d"), self.fresh("ver"), self.fresh("n")
+            src = self.value(it) if isinstance(t, DictT) else self.value(it.args[0])
+            self.line(f"const auto {dref} = {src}; const auto {ver} = {dref}.rep->version; "
+                      f"const auto {size0} = {dref}.size();")
+            self.line(f"const auto {snap} = {self.value(it)}{'.keys()' if isinstance(t, DictT) else ''};")
+            et = element_type(t)
+            # the body changing the dict's keys raises CPython's RuntimeError at the next step
+            return f"{dref}.iter_check({ver}, {size0}, {snap}.size())", lambda k: (f"{snap}[{k}]", et)
+        if isinstance(t, StrT):  # for ch in s: the k-th code point (O(1): ASCII, or the offsets table)
+            s = self.value(it)
+            if not s.isidentifier():
+                s = self.fresh("s")
+                self.line(f"const ep::Str {s} = {self.value(it)};")
+            return f"{s}.size()", lambda k: (f"{s}.at({k})", t)
         if isinstance(t, IterT) and it.op is Opcode.CALL:
             if t.kind == "enumerate":
                 length, inner = self.iter_source(it.args[0])

@@ -8,7 +8,7 @@ import numpy as np
 
 from everypath.base.cpp import EmitError, cast, ctype, literal
 from everypath.lowering.indexing import IndexKind, plan_array_index
-from everypath.base.types import ArrayT, DType, DTypeT, ListT, ScalarT, TupleT, Type
+from everypath.base.types import ArrayT, DictT, DType, DTypeT, ListT, ScalarT, StrT, TupleT, Type
 from everypath.tracer.ir import FunctionRef, Node, Opcode
 from everypath.variants.ops.elementwise import loop_dtypes
 from everypath.variants.registry import LowerSite, lookup_operator
@@ -307,8 +307,18 @@ def getitem(fe: "FunctionEmitter", n: Node) -> str:
         if k is None:
             raise EmitError("indexing a tuple needs a constant index")
         return f"std::get<{k % len(bt.items)}>({b})"
+    if isinstance(bt, StrT):  # code points: variants/include/everypath/str_ops.hpp
+        from everypath.variants.ops.strings import HEADER
+
+        fe.used_headers.add(HEADER)
+        fn = "ep::str_getitem" if isinstance(fe.ty(idx), ScalarT) else "ep::str_slice"
+        return f"{fn}({b}, {fe.value(idx)})"
+    if isinstance(bt, DictT):  # d[k]: KeyError(k) when missing (variants/include/everypath/dict.hpp)
+        return f"{b}.at({fe.value(idx)})"
     if isinstance(bt, ListT):
         it = fe.ty(idx)
+        if n.meta.get("unpack") is not None and idx.op is Opcode.CONST:  # a, b = lst: its length checked
+            return f"ep::list_unpack({b}, {idx.target}, {n.meta['unpack']})"
         if isinstance(it, ScalarT):
             return f"ep::list_get({b}, {fe.value(idx)})"
         return f"ep::list_slice({b}, {fe.value(idx)})"  # a new list, as in Python
@@ -334,6 +344,9 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
     v = fe.value(val)
     if isinstance(bt, ListT):
         fe.line(f"ep::list_get({b}, {fe.value(idx)}) = {v};")
+        return
+    if isinstance(bt, DictT):
+        fe.line(f"{b}.set({fe.value(idx)}, {v});")
         return
     assert isinstance(bt, ArrayT)
     items, plan = _index_parts(fe, bt, idx)
@@ -394,12 +407,45 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
             t = fe.list_type_for(n)
         items = ", ".join(fe.value(a) for a in n.args)
         return f"ep::make_list<{ctype(t.elem)}>({{{items}}})" if n.args else f"{ctype(t)}{{}}"  # type: ignore[union-attr]
+    if target == "ep.dict":  # {k: v, ...}: the type of the variable it is stored in (an empty one learns it there)
+        t = fe.dict_type_for(n)
+        if not n.args:
+            return f"{ctype(t)}{{}}"
+        kv = f"std::tuple<{ctype(t.key)}, {ctype(t.value)}>"  # type: ignore[arg-type]
+        items = ", ".join(f"{kv}{{{fe.value(k)}, {fe.value(v)}}}" for k, v in zip(n.args[::2], n.args[1::2]))
+        return f"ep::make_dict<{ctype(t.key)}, {ctype(t.value)}>({{{items}}})"  # type: ignore[arg-type]
+    if target in ("builtins.dict", "builtins.set") and not n.args and not n.kwargs:  # dict() / set(): as {} is
+        t = fe.dict_type_for(n) if target == "builtins.dict" else fe.set_type_for(n)
+        return f"{ctype(t)}{{}}"
+    if target == "ep.set":  # {a, b}: the type of the variable it is stored in (an empty one learns it there)
+        t = fe.set_type_for(n)
+        if not n.args:
+            return f"{ctype(t)}{{}}"
+        return f"ep::make_set<{ctype(t.elem)}>({{{', '.join(fe.value(a) for a in n.args)}}})"  # type: ignore[arg-type]
+    if target == "ep.delitem":
+        return f"({fe.value(n.args[0])}.take({fe.value(n.args[1])}), ep::None{{}})"
     if target == "builtins.slice":
         return "ep::make_slice(" + ", ".join(fe.value(a) for a in n.args) + ")"
     if target == "ep.format":
         from everypath.lowering.pyformat import format_call
 
         return format_call([(fe.value(a), fe.ty(a)) for a in n.args])
+    if target == "ep.fspec":  # format(part, spec) of an f-string part with a spec
+        from everypath.lowering.pyformat import Mode, text
+        from everypath.lowering.strformat import HEADER, format_spec
+
+        part, spec = n.args
+        if not spec.target:  # f"{x:}": format(x, '')
+            return text(fe.value(part), fe.ty(part), Mode.FORMAT)
+        fe.used_headers.add(HEADER)
+        return format_spec(fe.value(part), fe.ty(part), spec.target)
+    if target == "builtins.str" and fe.spec.op_keys.get(n) == "builtins.str":  # str(x): variants/ops/strings.py
+        from everypath.lowering.pyformat import Mode, text
+
+        if not n.args:
+            return "ep::Str()"
+        t = fe.ty(n.args[0])
+        return fe.value(n.args[0]) if isinstance(t, StrT) else f"ep::Str({text(fe.value(n.args[0]), t, Mode.STR)})"
     if target in ("ep.rconv", "ep.sconv"):  # the !r / !s of an f-string part
         from everypath.lowering.pyformat import Mode, text
 

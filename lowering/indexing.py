@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, SliceT, TupleT, Type
+from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, SliceT, StrT, TupleT, Type
 from everypath.tracer.ir import Node, Opcode
 from everypath.variants.registry import TypingError
 
@@ -129,6 +129,14 @@ def index_type(base: Type, idx: Type, idx_node: Node, unpack: int | None = None)
         if isinstance(idx, SliceT):
             return base
         raise TypingError(f"list indices must be integers or slices, not {idx}")
+    if isinstance(base, StrT):
+        if unpack is not None:
+            raise TypingError("unpacking a str is not supported; index it")
+        if isinstance(idx, ScalarT) and (idx.dtype.is_integer or idx.dtype.is_bool):
+            return base
+        if isinstance(idx, SliceT):
+            return base
+        raise TypingError(f"string indices must be integers, not '{idx}'")
     if isinstance(base, ScalarT):
         raise TypingError(f"'{base}' object is not subscriptable")
     raise TypingError(f"'{base}' object is not subscriptable")

@@ -16,12 +16,14 @@ from typing import Any
 from everypath.base.errors import CompileError, CompileErrors, internal_error
 from everypath.lowering.indexing import index_type
 from everypath.base.types import (
-    BOOL, NONE, ArrayT, DTypeT, FuncT, IterT, ListT, MaybeWeakT, NoneT, ScalarT, SliceT, StrT, TupleT,
+    BOOL, NONE, ArrayT, DictT, DTypeT, FuncT, SetT, IterT, ListT, MaybeWeakT, NoneT, ScalarT, SliceT, StrT, TupleT,
     Type, element_type, join, join_var,
     like_tensor,
 )
 from everypath.tracer.ir import Function, FunctionRef, Node, Opcode
 from everypath.lowering.weak_locals import check_union_reads
+from everypath.variants.ops import dicts, sets
+from everypath.variants.ops.strings import OVERLOADED as STR_OVERLOADED
 from everypath.variants.registry import Site, TypingError, lookup_operator
 
 
@@ -179,10 +181,18 @@ class ProgramTyper:
             base, idx = ty(n.args[0]), ty(n.args[1])
             if base is None or idx is None:
                 return None
+            if isinstance(base, DictT):  # d[k]: variants/ops/dicts.py
+                dicts.check_key(idx)
+                if base.value is None:
+                    return None if not self.final else _raise("cannot infer the value type of an empty dict")
+                return base.value
             return like_tensor(index_type(base, idx, n.args[1], unpack=n.meta.get("unpack")), base)
         if op is Opcode.SETITEM:
             base, idx, val = (ty(a) for a in n.args)
             if base is None or idx is None or val is None:
+                return None
+            if isinstance(base, DictT):  # d[k] = v: the key and value types it gives the dict
+                self._refine(spec, n.args[0], dicts.stored(base, idx, val), n)
                 return None
             from everypath.lowering.indexing import check_setitem
 
@@ -286,7 +296,7 @@ class ProgramTyper:
                 if not (isinstance(t, NoneT) or (isinstance(t, ScalarT) and (t.dtype.is_integer or t.dtype.is_bool))):
                     raise TypingError("slice indices must be integers or None")
             return SliceT()
-        if target in ("ep.format", "ep.rconv", "ep.sconv"):
+        if target in ("ep.format", "ep.rconv", "ep.sconv", "ep.fspec"):
             return StrT()
         if target in ("operator.eq", "operator.ne") and all(isinstance(t, TupleT) for t in arg_types):
             return BOOL  # shape comparisons: a.shape == b.shape
@@ -294,14 +304,49 @@ class ProgramTyper:
             return BOOL  # a.dtype == np.float64: decided at compile time
         if target in ("operator.is_", "operator.is_not"):
             return BOOL  # only `x is None` reaches here (checked by the frontend); decided at compile time
+        if target == "ep.dict":  # {k: v, ...}: keys and values interleaved (tracer/frontend.py)
+            d: DictT = DictT(None, None)
+            for k, v in zip(arg_types[::2], arg_types[1::2]):
+                d = dicts.stored(d, k, v)  # type: ignore[arg-type]
+            return d
+        if target == "ep.set":  # {a, b, ...}: one item type (variants/ops/sets.py)
+            st = SetT(None)
+            for t in arg_types:
+                st = sets.added(st, t)  # type: ignore[arg-type]
+            return st
+        if target == "method.add" and isinstance(arg_types[0], SetT) and len(arg_types) == 2:
+            if n.args[0].op is Opcode.LOAD:  # s.add(x): the local learns its item type
+                self._store(spec, n.args[0].target, sets.added(arg_types[0], arg_types[1]), n)  # type: ignore[arg-type]
+        if target == "ep.delitem":
+            if not isinstance(arg_types[0], DictT):
+                raise TypingError(f"'del x[i]' is only supported on dict items, not on {arg_types[0]}")
+            dicts.check_key(arg_types[1])  # type: ignore[arg-type]
+            return NONE
+        if target in ("method.setdefault", "method.update") and isinstance(arg_types[0], DictT):
+            d0 = arg_types[0]
+            if target == "method.setdefault" and len(arg_types) == 3:
+                self._refine(spec, n.args[0], dicts.stored(d0, arg_types[1], arg_types[2]), n)  # type: ignore[arg-type]
+            elif target == "method.update" and len(arg_types) == 2 and isinstance(arg_types[1], DictT):
+                o = arg_types[1]
+                if o.key is not None and o.value is not None:
+                    self._refine(spec, n.args[0], dicts.stored(d0, o.key, o.value), n)
         if target == "method.append" and isinstance(arg_types[0], ListT):
             lst = n.args[0]
             if lst.op is Opcode.LOAD:
                 self._store(spec, lst.target, ListT(arg_types[1]), n)
+            owner = _dict_holding(lst)  # d.setdefault(k, []).append(x), d[k].append(x): d's values learn it
+            dt = ty(owner) if owner is not None else None
+            if isinstance(dt, DictT) and dt.key is not None and owner is not None:
+                self._refine(spec, owner, DictT(dt.key, dicts.merge(dt.value, ListT(arg_types[1]), "the list appended to")), n)
             return NONE
         key, site = resolve_site(n, arg_types, kw_types)  # type: ignore[arg-type]
         spec.op_keys[n] = key
         return lookup_operator(key).infer(site)
+
+    def _refine(self, spec: TypedFunction, base: Node, t: DictT, n: Node) -> None:
+        """A store into a dict held by a local: the local's type learns the key and value types."""
+        if base.op is Opcode.LOAD:
+            self._store(spec, base.target, t, n)
 
     def _call_user(self, spec: TypedFunction, n: Node, fn: Function, arg_types: list[Type],
                    kw_types: dict[str, Type], closure_owner: tuple[TypedFunction, Node] | None = None) -> Type | None:
@@ -315,6 +360,17 @@ class ProgramTyper:
                 lst.append(callee)
         spec.callees[n] = callee
         return callee.return_type
+
+
+def _dict_holding(item: Node) -> Node | None:
+    """The dict node an item expression reads from: d[k] or d.setdefault(k, default)."""
+    if item.op is Opcode.GETITEM or (item.op is Opcode.CALL and item.target == "method.setdefault"):
+        return item.args[0]
+    return None
+
+
+def _raise(message: str) -> None:
+    raise TypingError(message)
 
 
 def static_truth(spec: TypedFunction, cond: Node) -> bool | None:
@@ -402,6 +458,12 @@ def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> t
     """Method calls are resolved by receiver type (ndarray.sum, list.append); calls on torch tensors
     by torch's rules (tensor.sum, torch.add for +: variants/ops/_torch.py)."""
     key = n.target
+    if key in sets.OVERLOADED and any(isinstance(t, SetT) for t in arg_types):  # a | b, x in s: variants/ops/sets.py
+        return f"set:{key}", Site(f"set:{key}", n, arg_types, kw_types)
+    if key in dicts.OVERLOADED and any(dicts.is_dictlike(t) for t in arg_types):  # len(d), k in d: variants/ops/dicts.py
+        return f"dict:{key}", Site(f"dict:{key}", n, arg_types, kw_types)
+    if key in STR_OVERLOADED and any(isinstance(t, StrT) for t in arg_types):  # a + b of str: variants/ops/strings.py
+        return f"str:{key}", Site(f"str:{key}", n, arg_types, kw_types)
     if any(isinstance(t, ArrayT) and t.torch for t in (*arg_types, *kw_types.values())):
         from everypath.variants.ops._torch import torch_key
 
@@ -417,6 +479,16 @@ def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> t
             key = f"scalar.{meth}"
         elif isinstance(recv, ListT):
             key = f"list.{meth}"
+        elif isinstance(recv, StrT):
+            key = f"str.{meth}"
+        elif isinstance(recv, SetT):
+            if meth not in sets.METHODS:
+                raise TypingError(f"set.{meth}() is not supported in compiled code")
+            key = f"set.{meth}"
+        elif isinstance(recv, DictT):
+            if meth not in dicts.METHODS:
+                raise TypingError(f"dict.{meth}() is not supported in compiled code")
+            key = f"dict.{meth}"
         elif isinstance(recv, GeneratorT):  # np.random.Generator: variants/ops/random.py
             key = f"Generator.{meth}"
         else:

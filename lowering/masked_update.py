@@ -41,7 +41,7 @@ def _plan_one(fe: "FunctionEmitter", s: Node, block: Block) -> MaskedUpdate | No
     from everypath.lowering.emit_values import element_operands, is_elementwise
 
     base, idx, val = s.args
-    bt, it = fe.ty(base), fe.ty(idx)
+    bt, it = fe.spec.types.get(base), fe.spec.types.get(idx)  # None in a branch decided at compile time
     if not (isinstance(bt, ArrayT) and isinstance(it, ArrayT) and it.dtype is DType.BOOL and it.ndim == bt.ndim):
         return None
     if bt.ndim == 0 or not (is_elementwise(fe, val) and isinstance(fe.ty(val), ArrayT)) or list(val.users) != [s]:

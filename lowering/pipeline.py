@@ -67,6 +67,14 @@ def _return_compatible(want: Any, got: Any) -> bool:
         return len(want.items) == len(got.items) and all(map(_return_compatible, want.items, got.items))
     if isinstance(want, ListT) and isinstance(got, ListT):
         return got.elem is None or _return_compatible(want.elem, got.elem)
+    from everypath.base.types import DictT
+
+    from everypath.base.types import SetT
+
+    if isinstance(want, SetT) and isinstance(got, SetT):
+        return got.elem is None or want.elem == got.elem
+    if isinstance(want, DictT) and isinstance(got, DictT):  # keys exactly (a dict keeps their type), values as above
+        return want.key == got.key and (got.value is None or _return_compatible(want.value, got.value))
     return want == got
 
 
@@ -74,8 +82,20 @@ def _crossable(t: Any) -> str | None:
     """Why a result of type t cannot be returned to Python (None: it can)."""
     from everypath.base.types import ListT, TupleT
 
-    if isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, ScalarT):
+    from everypath.base.types import StrT
+
+    if isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, (ScalarT, StrT)):
         return f"returning a list of {t.elem} is not supported yet: return tuple(...) of it instead"
+    from everypath.base.types import DictT
+
+    from everypath.base.types import SetT
+
+    if isinstance(t, SetT) and t.elem is None:
+        return "returning an empty set whose item type is unknown: add to it first"
+    if isinstance(t, DictT):
+        if t.key is None or t.value is None:
+            return "returning an empty dict whose key and value types are unknown: store into it first"
+        return _crossable(t.value)
     if isinstance(t, TupleT):
         for item in t.items:
             why = _crossable(item)
@@ -155,6 +175,9 @@ def generate(pyfunc: types.FunctionType, settings: Settings, call_types: tuple[T
     except CompileError as exc:  # errors inside library code are reported at the user's call
         raise in_user_code(exc, program).with_during(f"compiling {pyfunc.__qualname__}") from None
     _check_return(spec)
+    from everypath.lowering.dict_params import check_dict_params
+
+    check_dict_params(spec)  # dict arguments arrive as copies: compiled code may only read them
     if observation is not None:
         check_observation(spec, observation)
     mutated = mutated_params(typer.order)[spec]

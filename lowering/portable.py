@@ -16,7 +16,7 @@ import tempfile
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from everypath.base.settings import Settings
 from everypath.lowering.build import compiler_version, headers_digest
@@ -172,12 +172,21 @@ def _file_name(gen: Generated, target: Target, kind: ArtifactKind) -> str:
     return target.lib_name.format(gen.name)
 
 
+def _crosses_str(d: Any) -> bool:
+    if isinstance(d, dict):
+        return d.get("kind") in ("str", "dict", "set") or any(_crosses_str(v) for v in d.values())
+    return isinstance(d, list) and any(_crosses_str(v) for v in d)
+
+
 def build_target(gen: Generated, target: Target, settings: Settings, table: str | None = None,
                  kinds: tuple[ArtifactKind, ...] | None = None, opt: str = "-O2",
                  ) -> tuple[list[Artifact], list[Skipped]]:
     """Every artifact kind of one target for an emitted function (cached by content)."""
     arts: list[Artifact] = []
     skipped: list[Skipped] = []
+    if _crosses_str(gen.signature):  # the C header, npz, JNI and wasm glue know numbers and arrays only
+        why = "str, dict and set parameters and results cross only the Python runtime's ABI so far"
+        return [], [Skipped(target.name, kind, why) for kind in kinds or target.kinds]
     ops = _operators(gen, target)
     for kind in kinds or target.kinds:
         if kind not in target.kinds:

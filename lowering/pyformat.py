@@ -16,7 +16,11 @@ class Mode(enum.Enum):
 def text(expr: str, t: Type, mode: Mode, depth: int = 0) -> str:
     """A C++ std::string expression: expr (of type t) written as Python writes it in mode."""
     if isinstance(t, StrT):
-        return f"ep::py_repr_str({expr})" if mode is Mode.REPR else f"std::string({expr})"
+        if mode is Mode.REPR:  # variants/include/everypath/str_ops.hpp (lowering/unit.py includes it)
+            from everypath.variants.ops.strings import tables_current
+
+            return f"ep::str_repr<{'true' if tables_current() else 'false'}>({expr})"
+        return f"std::string({expr})"
     if isinstance(t, NoneT):
         return string_literal("None")
     if isinstance(t, DTypeT):  # x.dtype: str 'float64', repr dtype('float64')

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from everypath.base.annotations import annotation_text
-from everypath.base.types import ArrayT, DTypeT, ListT, MaybeWeakT, NoneT, ScalarT, TupleT, Type
+from everypath.base.types import ArrayT, DictT, DTypeT, ListT, MaybeWeakT, NoneT, ScalarT, SetT, StrT, TupleT, Type
 from everypath.lowering.infer import TypedFunction
 from everypath.tracer.ir import Opcode
 
@@ -19,8 +19,16 @@ def type_descriptor(t: Type) -> dict[str, Any]:
     if isinstance(t, ListT):
         assert t.elem is not None
         return {"kind": "list", "elem": type_descriptor(t.elem)}
+    if isinstance(t, DictT):
+        assert t.key is not None and t.value is not None
+        return {"kind": "dict", "key": type_descriptor(t.key), "value": type_descriptor(t.value)}
+    if isinstance(t, SetT):
+        assert t.elem is not None
+        return {"kind": "set", "elem": type_descriptor(t.elem)}
     if isinstance(t, NoneT):
         return {"kind": "none"}
+    if isinstance(t, StrT):
+        return {"kind": "str"}
     raise TypeError(f"{t} cannot cross the C ABI")
 
 

@@ -10,7 +10,7 @@ from everypath.base.cpp import ctype
 from everypath.lowering.emit import FunctionEmitter, return_ctype
 from everypath.lowering.dispatch import PathPolicy
 from everypath.lowering.infer import TypedFunction
-from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, TupleT, Type
+from everypath.base.types import ArrayT, DictT, ListT, NoneT, ScalarT, SetT, StrT, TupleT, Type
 
 from everypath.lowering.cache import FORMAT_VERSION
 from everypath.lowering.sites import Site, SiteTable
@@ -39,6 +39,14 @@ def _arg_exprs(t: Type, slot: list[int]) -> str:
         return "std::make_tuple(" + ", ".join(_arg_exprs(x, slot) for x in t.items) + ")"
     if isinstance(t, NoneT):
         return "ep::None{}"
+    if isinstance(t, StrT):
+        i = slot[0]
+        slot[0] += 1
+        return f"ep::arg_str(args[{i}])"
+    if isinstance(t, DictT) and all(isinstance(x, (ScalarT, StrT)) for x in (t.key, t.value)):
+        i = slot[0]  # a copy made from the caller's dict: lowering/dict_params.py keeps it read-only
+        slot[0] += 1
+        return f"ep::arg_dict<{ctype(t.key)}, {ctype(t.value)}>(args[{i}])"  # type: ignore[arg-type]
     raise TypeError(f"parameter type {t} cannot cross the C ABI")
 
 
@@ -53,24 +61,49 @@ def _entry_args(spec: TypedFunction) -> str:
             param = spec.fn.params[i] if i < len(spec.fn.params) else None
             loc, name = (param.loc, param.name) if param is not None else (spec.fn.loc, f"#{i}")
             raise CompileError.at(loc, f"parameter '{name}' of type {t} cannot cross the C ABI yet "
-                                  "(pass a NumPy array or a tuple)") from None
+                                  "(pass a NumPy array, a scalar, a str, a tuple or a dict of scalars/str)") from None
     return ", ".join(out)
 
 
-def _put_results(expr: str, t: Type, slot: list[int], out: list[str]) -> None:
+def _put_results(expr: str, t: Type, slot: list[int], out: list[str], depth: int = 0) -> None:
     if isinstance(t, ScalarT):
         out.append(f"ep::put_scalar(results[{slot[0]}], {expr}, {t.dtype.abi});")
         slot[0] += 1
     elif isinstance(t, ArrayT):
         out.append(f"ep::put_array(results[{slot[0]}], {expr}, {t.dtype.abi});")
         slot[0] += 1
+    elif isinstance(t, StrT):
+        out.append(f"ep::put_str(results[{slot[0]}], {expr});")
+        slot[0] += 1
+    elif isinstance(t, ListT) and isinstance(t.elem, StrT):
+        out.append(f"ep::put_str_list(results[{slot[0]}], {expr});")
+        slot[0] += 1
     elif isinstance(t, ListT):
-        assert isinstance(t.elem, ScalarT)
+        if not isinstance(t.elem, ScalarT):
+            raise TypeError(f"result type {t} cannot cross the C ABI")
         out.append(f"ep::put_list(results[{slot[0]}], {expr}, {t.elem.dtype.abi});")
+        slot[0] += 1
+    elif isinstance(t, DictT) and t.key is not None and t.value is not None:
+        # one EP_KIND_SEQ slot (dict.hpp put_dict): each entry's key and value put into slots of their own
+        key, value = f"k_{depth}", f"v_{depth}"  # a nested dict's names differ from its parent's
+        inner: list[str] = []
+        per = [0]
+        _put_results(key, t.key, per, inner, depth + 1)
+        _put_results(value, t.value, per, inner, depth + 1)
+        out.append(f"ep::put_dict(results[{slot[0]}], {expr}, {per[0]}, [&](ep_value* results, const auto& {key}, "
+                   f"const auto& {value}) {{ {' '.join(inner)} }});")
+        slot[0] += 1
+    elif isinstance(t, SetT) and t.elem is not None:  # one EP_KIND_SEQ slot of its items (dict.hpp put_set)
+        item = f"k_{depth}"
+        inner = []
+        per = [0]
+        _put_results(item, t.elem, per, inner, depth + 1)
+        out.append(f"ep::put_set(results[{slot[0]}], {expr}, {per[0]}, [&](ep_value* results, const auto& {item}) "
+                   f"{{ {' '.join(inner)} }});")
         slot[0] += 1
     elif isinstance(t, TupleT):
         for i, item in enumerate(t.items):
-            _put_results(f"std::get<{i}>({expr})", item, slot, out)
+            _put_results(f"std::get<{i}>({expr})", item, slot, out, depth)
     elif isinstance(t, NoneT):
         pass
     else:
@@ -121,6 +154,14 @@ def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], bou
     # the paths this unit calls into: their macros select code in the headers, and
     # variants.paths.build_flags reads these lines back to add compiler/linker flags
     out += [f"#define EP_HAVE_{p.upper()} 1" for p in sorted(paths - {"loops"})]
+    if "ep::str_" in "\n".join(body):  # str operations written outside the registry (repr() of a str in a message)
+        from everypath.variants.ops.strings import HEADER as STR_HEADER
+
+        headers.add(STR_HEADER)
+    if "ep::Dict<" in "\n".join(body):  # dict values: variants/include/everypath/dict.hpp
+        headers.add("everypath/dict.hpp")
+    if "ep::Set<" in "\n".join(body):  # set values: variants/include/everypath/set.hpp
+        headers.add("everypath/set.hpp")
     out += ["#include <everypath/everypath.hpp>"]
     out += [f"#include <{h}>" for h in sorted(headers - {CORE_HEADER})]
     out += ["", "EP_DEFINE_ABI()", *sites.preamble(), ""]

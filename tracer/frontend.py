@@ -33,7 +33,8 @@ from everypath.tracer.statements import StatementLowering
 from everypath.tracer.whitelist import check_syntax
 
 _FOLDABLE_PREFIXES = ("math.",)
-_FOLDABLE_KEYS = frozenset({"builtins.abs", "builtins.int", "builtins.float", "builtins.bool", "builtins.min", "builtins.max"})
+_FOLDABLE_KEYS = frozenset({"builtins.abs", "builtins.int", "builtins.float", "builtins.bool", "builtins.min", "builtins.max",
+                            "builtins.ord", "builtins.chr", "builtins.str"})
 
 # called for every user function reached; may answer the ref to use instead (tracer.callgraph caps
 # the constant specialisations of one helper)
@@ -377,6 +378,13 @@ class FunctionBuilder(StatementLowering):
     def expr_List(self, e: ast.List) -> Node:
         return self.emit(Opcode.CALL, "ep.list", tuple(self.value(x) for x in e.elts), self.loc(e))
 
+    def expr_Dict(self, e: ast.Dict) -> Node:  # {k: v, ...}: keys and values interleaved
+        items = tuple(x for k, v in zip(e.keys, e.values) for x in (self.value(k), self.value(v)))  # type: ignore[arg-type]
+        return self.emit(Opcode.CALL, "ep.dict", items, self.loc(e))
+
+    def expr_Set(self, e: ast.Set) -> Node:
+        return self.emit(Opcode.CALL, "ep.set", tuple(self.value(x) for x in e.elts), self.loc(e))
+
     def expr_Slice(self, e: ast.Slice) -> Node:
         loc = self.loc(e)
         parts = tuple(self.value(x) if x is not None else self.const(None, loc) for x in (e.lower, e.upper, e.step))
@@ -580,20 +588,26 @@ class FunctionBuilder(StatementLowering):
             if name not in self.locals and not any(name in s.values() for s in self.renames):
                 self.freevars.setdefault(name, None)
 
-    def comprehension(self, e: ast.ListComp | ast.GeneratorExp, accumulate: Node | None = None) -> Node:
+    def comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.DictComp | ast.SetComp,
+                      accumulate: Node | None = None) -> Node:
         """A list built by loops; with ``accumulate`` (the start value) a running sum instead,
         so ``sum(x * x for x in a)`` never materialises the list (same order: start + e0 + e1 ...)."""
         loc = self.loc(e)
         out = self.fresh("comp" if accumulate is None else "sum")
-        init = accumulate if accumulate is not None else self.emit(Opcode.CALL, "ep.list", (), loc)
+        empty = "ep.dict" if isinstance(e, ast.DictComp) else "ep.set" if isinstance(e, ast.SetComp) else "ep.list"
+        init = accumulate if accumulate is not None else self.emit(Opcode.CALL, empty, (), loc)
         self.emit(Opcode.STORE, out, (init,), loc)
         scope: dict[str, str] = {}
 
         def gen(i: int) -> None:
             if i == len(e.generators):
                 acc = self.emit(Opcode.LOAD, out, (), loc)
-                if accumulate is None:
-                    self.emit(Opcode.CALL, "method.append", (acc, self.value(e.elt)), loc)
+                if isinstance(e, ast.DictComp):  # key first, then value (CPython 3.8+)
+                    key = self.value(e.key)
+                    self.emit(Opcode.SETITEM, None, (acc, key, self.value(e.value)), loc)
+                elif accumulate is None:
+                    method = "method.add" if isinstance(e, ast.SetComp) else "method.append"
+                    self.emit(Opcode.CALL, method, (acc, self.value(e.elt)), loc)
                 else:
                     total = self.emit(Opcode.CALL, "operator.add", (acc, self.value(e.elt)), loc)
                     self.emit(Opcode.STORE, out, (total,), loc)
@@ -633,6 +647,8 @@ class FunctionBuilder(StatementLowering):
         return self.emit(Opcode.LOAD, out, (), loc)
 
     expr_ListComp = comprehension
+    expr_DictComp = comprehension
+    expr_SetComp = comprehension
     expr_GeneratorExp = comprehension
 
     def expr_JoinedStr(self, e: ast.JoinedStr) -> Node:
@@ -642,11 +658,18 @@ class FunctionBuilder(StatementLowering):
                 parts.append(self.const(str(v.value), self.loc(v)))
             else:
                 assert isinstance(v, ast.FormattedValue)
-                if v.format_spec is not None or v.conversion not in (-1, ord("r"), ord("s")):
-                    raise self.error(v, "format specs in f-strings are not supported")
+                if v.conversion not in (-1, ord("r"), ord("s")):
+                    raise self.error(v, "the !a conversion in f-strings is not supported")
+                spec = v.format_spec
+                if spec is not None and not all(isinstance(x, ast.Constant) for x in spec.values):  # type: ignore[attr-defined]
+                    raise self.error(spec, "format specs computed at run time (f\"{x:{w}}\") are not supported; "
+                                           "write the spec out")
                 part = self.value(v.value)
                 if v.conversion in (ord("r"), ord("s")):  # f"{x!r}": repr(x) / str(x) before format(..., '')
                     part = self.emit(Opcode.CALL, f"ep.{chr(v.conversion)}conv", (part,), self.loc(v))
+                if spec is not None:  # format(part, spec): lowering/strformat.py checks and writes it
+                    text = "".join(str(x.value) for x in spec.values)  # type: ignore[attr-defined]
+                    part = self.emit(Opcode.CALL, "ep.fspec", (part, self.const(text, self.loc(spec))), self.loc(v))
                 parts.append(part)
         return self.emit(Opcode.CALL, "ep.format", tuple(parts), self.loc(e))
 

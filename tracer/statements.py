@@ -78,6 +78,11 @@ class StatementLowering:
             return  # docstrings and bare constants do nothing
         self.expr(s.value)
 
+    def stmt_Delete(self, s: ast.Delete) -> None:  # del d[k] (tracer/whitelist.py refuses other targets)
+        for t in s.targets:
+            assert isinstance(t, ast.Subscript)
+            self.emit(Opcode.CALL, "ep.delitem", (self.value(t.value), self.index(t.slice)), self.loc(t))
+
     def stmt_Pass(self, s: ast.Pass) -> None:
         return
 

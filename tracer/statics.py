@@ -32,6 +32,7 @@ _TORCH_MODULES = ("torch", "torch.nn", "torch.nn.functional")  # allowed once to
 _BUILTIN_NAMES = (
     "range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "enumerate", "zip", "sum",
     "any", "all", "list", "tuple", "isinstance", "print", "round", "divmod", "pow", "reversed", "sorted",
+    "str", "ord", "chr", "dict", "set",
 )
 EXCEPTION_NAMES = frozenset(
     n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)

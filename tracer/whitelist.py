@@ -17,7 +17,7 @@ _ALLOWED: tuple[type, ...] = (
     # expressions
     ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.ListComp, ast.GeneratorExp, ast.Compare,
     ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Name, ast.List, ast.Tuple,
-    ast.Slice, ast.JoinedStr, ast.FormattedValue,
+    ast.Slice, ast.JoinedStr, ast.FormattedValue, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.Delete, ast.Del,
     # contexts, operators and helpers
     ast.Load, ast.Store, ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow,
     ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv, ast.Invert, ast.Not, ast.UAdd,
@@ -31,17 +31,12 @@ _WHY: dict[type, str] = {
     ast.ClassDef: "class definitions are not supported inside compiled functions",
     ast.Global: "'global' is not supported: compiled functions cannot rebind module globals",
     ast.Nonlocal: "'nonlocal' is not supported: closures may read but not rebind outer variables",
-    ast.Delete: "'del' is not supported in compiled functions",
     ast.Yield: "generators (yield) are not supported; return a list or array instead",
     ast.YieldFrom: "generators (yield from) are not supported",
     ast.Await: "async code is not supported",
     ast.AsyncFunctionDef: "async functions are not supported",
     ast.AsyncFor: "async for is not supported",
     ast.AsyncWith: "async with is not supported",
-    ast.Dict: "dict literals are not supported in compiled functions",
-    ast.DictComp: "dict comprehensions are not supported in compiled functions",
-    ast.Set: "set literals are not supported in compiled functions",
-    ast.SetComp: "set comprehensions are not supported in compiled functions",
     ast.NamedExpr: "the walrus operator (:=) is not supported",
     ast.Starred: "star-unpacking is not supported",
     ast.Match: "match statements are not supported",
@@ -77,5 +72,11 @@ def check_syntax(tree: ast.AST, locate: Callable[[ast.AST], SourceLocation]) -> 
             raise CompileError.at(locate(node), "'else' on a loop is not supported", ("checking the syntax whitelist",))
         if isinstance(node, ast.FunctionDef):
             _check_params(node, locate)
+        if isinstance(node, ast.Delete) and not all(isinstance(t, ast.Subscript) for t in node.targets):
+            raise CompileError.at(locate(node), "'del' of a name is not supported in compiled functions; "
+                                  "only 'del d[key]' of a dict is", ("checking the syntax whitelist",))
+        if isinstance(node, ast.Dict) and any(k is None for k in node.keys):
+            raise CompileError.at(locate(node), "'**' unpacking in a dict display is not supported",
+                                  ("checking the syntax whitelist",))
         if isinstance(node, ast.comprehension) and node.is_async:
             raise CompileError.at(locate(node), "async comprehensions are not supported", ("checking the syntax whitelist",))

@@ -204,6 +204,6 @@ def lookup_operator(key: str) -> Operator:
         short = key.replace("numpy.", "np.").replace("builtins.", "").replace("method.", ".")
         if key.startswith("ndarray."):
             raise TypingError(f"array method .{key.split('.', 1)[1]}() is not supported yet") from None
-        if key.startswith(("scalar.", "list.")):
+        if key.startswith(("scalar.", "list.", "str.")):
             raise TypingError(f"method .{key.split('.', 1)[1]}() of {key.split('.')[0]} is not supported") from None
         raise TypingError(f"{short} is not supported yet (see `everypath ops list`)") from None

@@ -324,6 +324,57 @@ void Function::convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, Arg
   }
 }
 
+// A dict argument (keys and values scalars or str: signature.cpp) as EP_KIND_SEQ: two slots per
+// entry, in the dict's order. Str items point into the dict's own objects, alive during the call.
+void Function::convert_dict_arg(PyObject* obj, const Type& t, CallState& st, ep_value& out, ArgPath& path) const {
+  if (!PyDict_Check(obj)) arg_type_error(obj, t, path);
+  const Py_ssize_t n = PyDict_GET_SIZE(obj);
+  st.seqs.emplace_back(static_cast<size_t>(2 * n));
+  std::vector<ep_value>& vals = st.seqs.back();
+  for (ep_value& v : vals) clear_value(v);
+  Py_ssize_t pos = 0, i = 0;
+  PyObject *key = nullptr, *value = nullptr;
+  while (PyDict_Next(obj, &pos, &key, &value)) {
+    for (int part = 0; part < 2; ++part) {
+      PyObject* item = part == 0 ? key : value;
+      const Type& it = t.items[static_cast<size_t>(part)];
+      ep_value& v = vals[static_cast<size_t>(2 * i + part)];
+      bool ok = true;
+      if (it.kind == Kind::Str) {
+        ok = PyUnicode_Check(item);
+        if (ok) {
+          Py_ssize_t size = 0;
+          const char* utf8 = PyUnicode_AsUTF8AndSize(item, &size);
+          if (utf8 == nullptr) throw py::error_already_set();
+          v.kind = EP_KIND_STR;
+          v.data = const_cast<char*>(utf8);
+          v.shape[0] = size;
+          v.shape[1] = PyUnicode_GET_LENGTH(item);
+          v.shape[2] = PyUnicode_IS_ASCII(item) ? 1 : 0;
+        }
+      } else {
+        try {
+          convert_scalar_arg(item, it, v, path);
+        } catch (py::type_error&) {
+          ok = false;
+        }
+      }
+      if (!ok) {
+        const std::string expected = path.depth == 0 && !path.param->annotation.empty() ? path.param->annotation : t.text;
+        throw py::type_error(name_ + "() argument " + arg_label(path) + ": expected " + expected + ", got a dict with " +
+                             (part == 0 ? "a key " : "a value ") + py::repr(item).cast<std::string>() + " of type " +
+                             Py_TYPE(item)->tp_name + " (" + (part == 0 ? "keys" : "values") + " must be " + it.text + ")");
+      }
+    }
+    ++i;
+  }
+  out.kind = EP_KIND_SEQ;
+  out.ndim = 1;
+  out.shape[0] = n;
+  out.shape[1] = 2;
+  out.data = vals.data();
+}
+
 void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState& st,
                            int64_t& slot, ArgPath& path) const {
   switch (t.kind) {
@@ -350,7 +401,26 @@ void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState
       --path.depth;
       return;
     }
+    case Kind::Str: {
+      // The UTF-8 form CPython caches in the object (the object's own bytes when it is ASCII),
+      // read for the call only: the kernel copies it first.
+      if (!PyUnicode_Check(obj)) arg_type_error(obj, t, path);
+      Py_ssize_t size = 0;
+      const char* utf8 = PyUnicode_AsUTF8AndSize(obj, &size);
+      if (utf8 == nullptr) throw py::error_already_set();  // lone surrogates: UnicodeEncodeError
+      ep_value& v = st.args[slot++];
+      v.kind = EP_KIND_STR;
+      v.data = const_cast<char*>(utf8);
+      v.shape[0] = size;
+      v.shape[1] = PyUnicode_GET_LENGTH(obj);
+      v.shape[2] = PyUnicode_IS_ASCII(obj) ? 1 : 0;
+      return;
+    }
+    case Kind::Dict:
+      convert_dict_arg(obj, t, st, st.args[slot++], path);
+      return;
     case Kind::List:
+    case Kind::Set:
       break;  // rejected when the signature is parsed
   }
   throw py::type_error(name_ + "(): unsupported parameter type " + t.text);

@@ -120,7 +120,15 @@ void Function::raise_kernel_error(const ep_error& err, int rc) const {
   }
   // Instantiate now: some builtins (UnicodeDecodeError, ...) need more than a
   // message; fall back to RuntimeError for those.
-  PyObject* exc = PyObject_CallOneArg(exc_type, py::str(message).ptr());
+  py::object arg = py::str(message);
+  if (type == "KeyError") {  // dict.hpp sends repr(key): the exception carries the key itself, as CPython's
+    try {
+      arg = py::module_::import("ast").attr("literal_eval")(arg);
+    } catch (py::error_already_set&) {
+      // a key whose repr is no literal (nan): its text
+    }
+  }
+  PyObject* exc = PyObject_CallOneArg(exc_type, arg.ptr());
   if (exc == nullptr) {
     PyErr_Clear();
     raise(PyExc_RuntimeError, type + ": " + message);
@@ -211,22 +219,112 @@ py::object Function::scalar_to_python(const void* p, int dtype, bool py_scalar) 
   return py::reinterpret_steal<py::object>(out);
 }
 
-py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot) const {
+namespace {
+
+// A str from a kernel's UTF-8 (valid: the kernel only ever builds it from str values).
+PyObject* str_from_utf8(const char* data, int64_t size, int64_t length, bool ascii) {
+  if (ascii) {
+    PyObject* s = PyUnicode_New(length, 127);
+    if (s != nullptr && length > 0) std::memcpy(PyUnicode_DATA(s), data, static_cast<size_t>(length));
+    return s;
+  }
+  return PyUnicode_DecodeUTF8(data, size, "strict");
+}
+
+}  // namespace
+
+namespace {
+
+// Owners a kernel handed out inside a sequence that no conversion took (an error half-way).
+void release_nested(ep_value* vals, int64_t n, ep_release_fn release) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (vals[i].kind == EP_KIND_SEQ && vals[i].data != nullptr) {
+      release_nested(static_cast<ep_value*>(vals[i].data), vals[i].shape[0] * vals[i].shape[1], release);
+    }
+    if (vals[i].owner != nullptr) release(std::exchange(vals[i].owner, nullptr));
+  }
+}
+
+}  // namespace
+
+// dict[K, V] and set[T] (abi.h, EP_KIND_SEQ): shape[0] entries of shape[1] slots each, key's then value's, in
+// insertion order; a real dict is built from them, so key order and exact types are CPython's.
+py::object Function::convert_dict(const Type& t, ep_value& v, CallState& st) const {
+  auto* vals = static_cast<ep_value*>(v.data);
+  const int64_t n = v.shape[0], per = v.shape[1];
+  struct Guard {  // whatever happens, nothing the kernel handed out stays unreleased
+    ep_value* vals;
+    int64_t count;
+    ep_value& seq;
+    ep_release_fn release;
+    ~Guard() {
+      if (vals != nullptr) release_nested(vals, count, release);
+      if (seq.owner != nullptr) release(std::exchange(seq.owner, nullptr));
+      seq.data = nullptr;  // freed with its owner: an enclosing dict's release must not walk it
+    }
+  } guard{vals, n * per, v, release_};
+  if (t.kind == Kind::Set) {  // set[T]: the entries are the items, each of per slots
+    if (per != t.items[0].nslots) bad_result(name_, t, v);
+    py::set items;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t s = i * per;
+      py::object item = convert_result(t.items[0], st, s, vals);
+      if (PySet_Add(items.ptr(), item.ptr()) != 0) throw py::error_already_set();
+    }
+    return items;
+  }
+  if (per != t.items[0].nslots + t.items[1].nslots) bad_result(name_, t, v);
+  py::dict out;
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t s = i * per;
+    py::object key = convert_result(t.items[0], st, s, vals);
+    py::object value = convert_result(t.items[1], st, s, vals);
+    if (PyDict_SetItem(out.ptr(), key.ptr(), value.ptr()) != 0) throw py::error_already_set();
+  }
+  return out;
+}
+
+py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot, ep_value* vals) const {
+  ep_value* base = vals != nullptr ? vals : st.results.data();  // a dict's entries carry their own slots
   switch (t.kind) {
     case Kind::None: return py::none();
     case Kind::Scalar: {
-      ep_value& v = st.results[slot++];
+      ep_value& v = base[slot++];
       if (v.kind != EP_KIND_SCALAR || v.dtype != t.dtype) bad_result(name_, t, v);
       return scalar_to_python(v.scalar.bytes, t.dtype, t.py);
     }
     case Kind::Array: {
-      ep_value& v = st.results[slot++];
+      ep_value& v = base[slot++];
       if (v.kind != EP_KIND_ARRAY || v.dtype != t.dtype || v.ndim != t.ndim) bad_result(name_, t, v);
       return convert_array_result(v, st);
     }
+    case Kind::Str: {
+      ep_value& v = base[slot++];
+      if (v.kind != EP_KIND_STR || v.ndim != 0) bad_result(name_, t, v);
+      PyObject* s = str_from_utf8(static_cast<const char*>(v.data), v.shape[0], v.shape[1], v.shape[2] != 0);
+      if (v.owner != nullptr) release_(std::exchange(v.owner, nullptr));
+      if (s == nullptr) throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(s);
+    }
     case Kind::List: {
-      ep_value& v = st.results[slot++];
+      ep_value& v = base[slot++];
       const Type& elem = t.items[0];
+      if (elem.kind == Kind::Str) {
+        if (v.kind != EP_KIND_STR || v.ndim != 1) bad_result(name_, t, v);
+        const int64_t n = v.shape[0];
+        const auto* refs = static_cast<const ep_strref*>(v.data);
+        py::list out(n);
+        for (int64_t i = 0; i < n; ++i) {
+          PyObject* s = str_from_utf8(refs[i].data, refs[i].size, refs[i].length, refs[i].ascii != 0);
+          if (s == nullptr) {
+            if (v.owner != nullptr) release_(std::exchange(v.owner, nullptr));
+            throw py::error_already_set();
+          }
+          PyList_SET_ITEM(out.ptr(), i, s);
+        }
+        if (v.owner != nullptr) release_(std::exchange(v.owner, nullptr));
+        return out;
+      }
       if (v.kind != EP_KIND_ARRAY || v.dtype != elem.dtype || v.ndim != 1) bad_result(name_, t, v);
       const int64_t n = v.shape[0];
       if (n > 0 && v.data == nullptr) raise(PyExc_RuntimeError, "internal error: kernel returned a NULL array");
@@ -238,10 +336,20 @@ py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot)
       if (v.owner != nullptr) release_(std::exchange(v.owner, nullptr));
       return out;
     }
+    case Kind::Dict: {
+      ep_value& v = base[slot++];
+      if (v.kind != EP_KIND_SEQ || v.ndim != 1) bad_result(name_, t, v);
+      return convert_dict(t, v, st);
+    }
+    case Kind::Set: {
+      ep_value& v = base[slot++];
+      if (v.kind != EP_KIND_SEQ || v.ndim != 1) bad_result(name_, t, v);
+      return convert_dict(t, v, st);
+    }
     case Kind::Tuple: {
       py::tuple out(t.items.size());
       for (size_t i = 0; i < t.items.size(); ++i) {
-        PyTuple_SET_ITEM(out.ptr(), i, convert_result(t.items[i], st, slot).release().ptr());
+        PyTuple_SET_ITEM(out.ptr(), i, convert_result(t.items[i], st, slot, vals).release().ptr());
       }
       return out;
     }

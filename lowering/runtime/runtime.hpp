@@ -111,14 +111,14 @@ void init_numpy_state();
 // --------------------------------------------------------------------------
 // Compiled signature
 
-enum class Kind { Array, Scalar, Tuple, List, None };
+enum class Kind { Array, Scalar, Tuple, List, None, Str, Dict, Set };
 
 struct Type {
   Kind kind = Kind::None;
   int dtype = -1;          // array element / scalar dtype (ep_dtype)
   int ndim = 0;            // arrays
   bool py = true;          // scalars: Python scalar (true) or NumPy scalar
-  std::vector<Type> items; // tuple items; a list's element is items[0]
+  std::vector<Type> items; // tuple items; a list's element is items[0]; a dict's key, value
   int64_t nslots = 0;      // ep_value slots it flattens to
   std::string text;        // annotation-like spelling for error messages
 };
@@ -254,6 +254,7 @@ class Function {
     CallBuffer<ArraySlot, 8> slots;  // read only for array arguments, which set it
     CallBuffer<ep_value, 4> results;
     std::vector<py::object> copies;  // keeps contiguous copies alive during the call
+    std::vector<std::vector<ep_value>> seqs;  // dict arguments' entries (EP_KIND_SEQ)
   };
 
   // Where an argument error happened: the parameter and tuple item indices.
@@ -272,11 +273,14 @@ class Function {
   void convert_array_arg(PyObject* obj, const Type& t, bool mutated, CallState& st, int64_t slot,
                          ArgPath& path) const;
   void convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, ArgPath& path) const;
+  void convert_dict_arg(PyObject* obj, const Type& t, CallState& st, ep_value& out, ArgPath& path) const;
   std::string arg_label(const ArgPath& path) const;
   [[noreturn]] void arg_type_error(PyObject* obj, const Type& t, const ArgPath& path) const;
 
   // results.cpp
-  py::object convert_result(const Type& t, CallState& st, int64_t& slot) const;
+  // vals: the ep_values to read (a dict entry's); by default the call's results
+  py::object convert_result(const Type& t, CallState& st, int64_t& slot, ep_value* vals = nullptr) const;
+  py::object convert_dict(const Type& t, ep_value& v, CallState& st) const;
   py::object convert_array_result(ep_value& v, CallState& st) const;
   py::object borrowed_array(const ep_value& v, CallState& st) const;
   py::object scalar_to_python(const void* data, int dtype, bool py) const;

@@ -153,10 +153,33 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
     if (!is_result) bad_field(where.key("kind"), "'list' is only supported for results");
     t.kind = Kind::List;
     Type elem = parse_type(require_key(d, "elem", where), where.key("elem"), is_result, depth + 1);
-    if (elem.kind != Kind::Scalar) bad_field(where.key("elem"), "list elements must be scalars");
+    if (elem.kind != Kind::Scalar && elem.kind != Kind::Str) {
+      bad_field(where.key("elem"), "list elements must be scalars or str");
+    }
     t.text = "list[" + elem.text + "]";
     t.items.push_back(std::move(elem));
     t.nslots = 1;  // transported as one 1-d array
+  } else if (kind == "dict") {
+    t.kind = Kind::Dict;
+    t.items.push_back(parse_type(require_key(d, "key", where), where.key("key"), is_result, depth + 1));
+    t.items.push_back(parse_type(require_key(d, "value", where), where.key("value"), is_result, depth + 1));
+    for (const Type& it : t.items) {  // parameters: entries of one slot each (arguments.cpp)
+      if (!is_result && it.kind != Kind::Scalar && it.kind != Kind::Str) {
+        bad_field(where.key("kind"), "dict parameters take scalar or str keys and values");
+      }
+    }
+    t.text = "dict[" + t.items[0].text + ", " + t.items[1].text + "]";
+    t.nslots = 1;  // one ep_value of kind EP_KIND_SEQ (abi.h)
+  } else if (kind == "set") {
+    if (!is_result) bad_field(where.key("kind"), "'set' is only supported for results");
+    t.kind = Kind::Set;
+    t.items.push_back(parse_type(require_key(d, "elem", where), where.key("elem"), is_result, depth + 1));
+    t.text = "set[" + t.items[0].text + "]";
+    t.nslots = 1;  // one ep_value of kind EP_KIND_SEQ (abi.h)
+  } else if (kind == "str") {
+    t.kind = Kind::Str;
+    t.nslots = 1;  // one ep_value of kind EP_KIND_STR (abi.h)
+    t.text = "str";
   } else if (kind == "none") {
     t.kind = Kind::None;
     t.nslots = 0;

@@ -64,8 +64,8 @@ def unknown_attribute(x: F64_1D) -> float:
     return x.foo  # expect: 12 | 'numpy.ndarray' object has no attribute 'foo'
 
 
-def dict_literal(x: F64_1D) -> float:
-    d = {"a": 1}  # expect: 9 | dict literals are not supported
+def dict_unpacking(x: F64_1D) -> float:
+    d = {**{"a": 1}}  # expect: 9 | '**' unpacking in a dict display is not supported
     return 0.0
 
 
@@ -79,7 +79,7 @@ def with_statement(x: F64_1D) -> float:
     return 0.0
 
 
-def str_annotation(x: str) -> int:  # expect: 23 | unsupported annotation 'str'
+def bytes_annotation(x: bytes) -> int:  # expect: 25 | unsupported annotation 'bytes'
     return 0
 
 

@@ -52,7 +52,17 @@ extern "C" {
 typedef enum ep_kind {
   EP_KIND_NONE = 0,
   EP_KIND_SCALAR = 1,
-  EP_KIND_ARRAY = 2
+  EP_KIND_ARRAY = 2,
+  /* A Python str: UTF-8 bytes at data, shape[0] bytes, shape[1] code points,
+   * shape[2] 1 when every byte is ASCII. With ndim 1 a list of str instead:
+   * data is an array of shape[0] ep_strref. Results carry an owner. */
+  EP_KIND_STR = 3,
+  /* A sequence of values (a dict): data is an array of shape[0] * shape[1]
+   * ep_value, shape[1] slots per entry (a dict entry: the key's slots, then
+   * the value's), in insertion order, ndim 1. Results: the entries' own
+   * owners are released by the host like any result's, then this value's
+   * owner. Arguments: borrowed for the call, no owners. */
+  EP_KIND_SEQ = 4
 } ep_kind;
 
 /* Numbers are part of the ABI: never reorder. */
@@ -96,6 +106,15 @@ typedef struct ep_value {
     unsigned char bytes[16];
   } scalar;
 } ep_value;
+
+/* One item of a list[str] (EP_KIND_STR, ndim 1). */
+typedef struct ep_strref {
+  const char* data; /* UTF-8 */
+  int64_t size;     /* bytes */
+  int64_t length;   /* code points */
+  int32_t ascii;    /* 1 when every byte is ASCII */
+  int32_t reserved;
+} ep_strref;
 
 typedef struct ep_error {
   int32_t set;

@@ -6,6 +6,7 @@
 #include "map.hpp"
 #include "index.hpp"
 #include "format.hpp"
+#include "str.hpp"
 #include "builtins.hpp"
 #include "ops/creation.hpp"
 #include "ops/reduce.hpp"

@@ -124,6 +124,18 @@ inline list_slot_t<T>& list_get(const List<T>& l, index_t i) {
   return l[j];
 }
 
+// a, b = some_list: CPython checks the length before binding any name.
+template <class T>
+inline list_slot_t<T>& list_unpack(const List<T>& l, index_t i, index_t count) {
+  const index_t n = l.size();
+  if (n < count) {
+    raise("ValueError", "not enough values to unpack (expected " + std::to_string(count) + ", got " +
+                            std::to_string(n) + ")");
+  }
+  if (n > count) raise("ValueError", "too many values to unpack (expected " + std::to_string(count) + ")");
+  return l[i];
+}
+
 struct Slice {
   index_t start, stop, step;
   bool has_start, has_stop;
