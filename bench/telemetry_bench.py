@@ -1,13 +1,20 @@
 #!/usr/bin/env python
 """What telemetry costs, and how fast the lake takes and answers it (issue 4's targets).
 
-    python bench/telemetry_bench.py [--parts shim,corpus,ingest,query] [--rows N] [--json OUT]
+    python bench/telemetry_bench.py [--parts native,tiny,shim,corpus,ingest,query] [--rows N] [--json OUT]
 
-- shim:   ns added per recorded operator call (a kernel calling a tiny np.sum 4000 times,
-          hub off vs on vs 1% sampling, same process, best of repeats). Target <= 50 ns.
+- tiny:   issue 16's kernels: one fused element-wise call (a * 2 + b, float32) on 256 and 4096
+          elements, telemetry off vs on (default timing budget) vs on with every call timed,
+          interleaved rounds of 2000 calls; overhead from each mode's fastest round (the least
+          disturbed by other processes) and, beside it, the median of per-round ratios. Target <= 2%.
+- native: the shim alone, no Python: ep::tele::site around a 256-float loop in a C++ program built
+          here (g++ -O2), hub off vs on vs every call timed, best of 200 rounds of 2000 calls: the
+          figure least disturbed by a loaded machine.
+- shim:   ns added per operator call (a kernel calling a tiny np.sum 4000 times,
+          hub off vs on vs 1% sampling, same process, best of repeats).
 - corpus: end-to-end overhead on every corpus kernel at benchmark size: recording off vs on,
           interleaved samples, median per kernel; reports the median and the 90th percentile
-          kernel. Target <= 2%.
+          kernel. Target <= 0.5%.
 - ingest: rows/s from drained columns (RawCalls) to published zstd Parquet in the lake
           (records.to_batch + Lake.publish). Target >= 1 M rows/s.
 - query:  DuckDB p50/p95/p99 per op/variant/device class (one quantile_cont) over --rows
@@ -38,6 +45,88 @@ def tiny_sums(x: V, n: int) -> float:
     for i in range(n):
         s += np.sum(x[i:i + 4])  # one recorded operator call per iteration
     return s
+
+
+F32 = np.ndarray[tuple[int], np.dtype[np.float32]]
+
+
+def axpy(a: F32, b: F32) -> F32:
+    return a * 2.0 + b
+
+
+def bench_tiny(rounds: int = 31, calls: int = 2000) -> dict[str, Any]:
+    """Off, on and on-timing-every-call, interleaved (each round runs all three, order rotated)."""
+    import everypath
+    from everypath.base.settings import Settings
+    from everypath.lowering import _runtime as rt
+
+    f = everypath.compile(axpy, settings=Settings.from_env({"EVERYPATH_TELEMETRY": "0"}))
+    modes = {"off": (False, 0.01), "on": (True, 0.01), "on_every_call_timed": (True, 1.0)}
+    out: dict[str, Any] = {}
+    for n in (256, 4096):
+        a = np.random.default_rng(0).random(n).astype(np.float32)
+        f(a, a)
+        per: dict[str, list[float]] = {m: [] for m in modes}
+        names = list(modes)
+        for r in range(rounds):
+            for m in names[r % 3:] + names[:r % 3]:
+                on, budget = modes[m]
+                rt.telemetry_configure(on, 1.0, 0.0, timing_budget=budget)
+                t = time.perf_counter_ns()
+                for _ in range(calls):
+                    f(a, a)
+                per[m].append((time.perf_counter_ns() - t) / calls)
+                rt.telemetry_drain()
+        rt.telemetry_configure(False)
+        best = {m: min(v) for m, v in per.items()}
+        paired = statistics.median(on / off for on, off in zip(per["on"], per["off"]))
+        out[str(n)] = {"off_ns": best["off"], "on_ns": best["on"], "every_call_timed_ns": best["on_every_call_timed"],
+                       "overhead_pct": 100 * (best["on"] / best["off"] - 1),
+                       "paired_median_overhead_pct": 100 * (paired - 1),
+                       "every_call_timed_overhead_pct": 100 * (best["on_every_call_timed"] / best["off"] - 1)}
+    return out
+
+
+NATIVE = r"""
+#include "everypath/telemetry_host.hpp"
+#include <cstdio>
+static float buf[256];
+__attribute__((noinline)) float kern(int v) { float s = 0; for (int i = 0; i < 256; ++i) s += buf[i] * v; return s; }
+int main() {
+  ep::tele::HostHub host;
+  ep::tele::SiteInfo si{"f", "op", "f.py:1", "float32", "loops,simd"};
+  ep::tele::Hub* hub = host.hub();
+  const int32_t base = hub->add_sites(hub, &si, 1);
+  ep::tele::Work w;
+  w.n = 256; w.ndim = 1; w.shape[0] = 256;
+  double best[3] = {1e300, 1e300, 1e300};
+  float acc = 0;
+  for (int rep = 0; rep < 600; ++rep) {
+    const int mode = rep % 3;  // interleaved: off, on, on with every call timed
+    host.configure(mode != 0, 1.0, 0.0, mode == 2 ? 1.0 : 0.01);
+    const int64_t t = ep::tele::steady_ns();
+    for (int i = 0; i < 2000; ++i)
+      acc += ep::tele::site(hub, base, {0, 0}, {0, 0}, w, [&] { return kern(1); }, [&] { return kern(2); });
+    best[mode] = std::min(best[mode], double(ep::tele::steady_ns() - t) / 2000);
+    host.drain();
+  }
+  std::printf("%f %f %f %f\n", best[0], best[1], best[2], acc);
+}
+"""
+
+
+def bench_native() -> dict[str, float]:
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = Path(tmp) / "shim.cpp", Path(tmp) / "shim"
+        src.write_text(NATIVE)
+        subprocess.run(["g++", "-O2", "-std=c++20", f"-I{ROOT / 'variants' / 'include'}", str(src), "-o", str(exe),
+                        "-lpthread"], check=True)
+        off, on, every, _ = (float(v) for v in subprocess.run([str(exe)], check=True, capture_output=True,
+                                                               text=True).stdout.split())
+    return {"call_ns_off": off, "call_ns_on": on, "call_ns_every_call_timed": every,
+            "overhead_pct": 100 * (on / off - 1), "every_call_timed_overhead_pct": 100 * (every / off - 1)}
 
 
 def bench_shim() -> dict[str, float]:
@@ -170,7 +259,7 @@ def bench_query(rows: int) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--parts", default="shim,corpus,ingest,query")
+    ap.add_argument("--parts", default="native,tiny,shim,corpus,ingest,query")
     ap.add_argument("--kernels", default=None, help="comma-separated corpus kernels (default: all)")
     ap.add_argument("--rows", type=int, default=10_000_000, help="rows for the query benchmark")
     ap.add_argument("--ingest-rows", type=int, default=2_000_000)
@@ -185,9 +274,21 @@ def main(argv: list[str] | None = None) -> int:
     summary = Table(title="telemetry costs (this machine, one run)")
     for col in ("measure", "value", "target"):
         summary.add_column(col)
+    if "native" in parts:
+        nat = out["native"] = bench_native()
+        summary.add_row(f"native: shim around a {nat['call_ns_off']:.0f} ns C++ kernel",
+                        f"{nat['overhead_pct']:+.2f}% (every call timed: {nat['every_call_timed_overhead_pct']:+.2f}%)",
+                        "<= 2%")
+    if "tiny" in parts:
+        tiny = out["tiny"] = bench_tiny()
+        for n, r in tiny.items():
+            summary.add_row(f"tiny: fused call on {n} float32 ({r['off_ns']:.0f} ns off)",
+                            f"{r['overhead_pct']:+.2f}% (paired median {r['paired_median_overhead_pct']:+.2f}%; "
+                            f"every call timed: {r['every_call_timed_overhead_pct']:+.2f}%)",
+                            "<= 2%")
     if "shim" in parts:
         s = out["shim"] = bench_shim()
-        summary.add_row("shim: ns added per recorded call", f"{s['added_ns_per_recorded_call']:.1f}", "<= 50 ns")
+        summary.add_row("shim: ns added per call", f"{s['added_ns_per_recorded_call']:.1f}", "<= 50 ns")
         summary.add_row("shim: ns added per call at 1% sampling", f"{s['added_ns_at_1pct_sampling']:.1f}", "")
     if "corpus" in parts:
         c = out["corpus"] = bench_corpus(a.kernels.split(",") if a.kernels else None)
@@ -200,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 t.add_row(r["kernel"], f"{r['off_us']:.1f}", f"{r['on_us']:.1f}", f"{r['overhead_pct']:+.2f}")
         console.print(t)
-        summary.add_row("corpus: median end-to-end overhead", f"{c['median_overhead_pct']:+.2f}%", "<= 2%")
+        summary.add_row("corpus: median end-to-end overhead", f"{c['median_overhead_pct']:+.2f}%", "<= 0.5%")
         summary.add_row("corpus: 90th percentile kernel", f"{c['p90_overhead_pct']:+.2f}%", "")
     if "ingest" in parts:
         i = out["ingest"] = bench_ingest(a.ingest_rows)

@@ -82,7 +82,7 @@ class Sweep:
         self.rt.telemetry_drain()
 
     def _record(self, fn: Callable[..., Any], args: tuple[Any, ...], calls: int) -> tuple[RawCalls, list[CallSite]] | None:
-        self.rt.telemetry_configure(True, 1.0, 0.0)
+        self.rt.telemetry_configure(True, 1.0, 0.0, timing_budget=1.0)  # a sweep times every call
         try:
             for _ in range(calls):
                 fn(*args)

@@ -6,10 +6,14 @@ import decimal
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from everypath.base.settings import Settings
+
+if TYPE_CHECKING:  # the command imports it when run (the CLI starts without the data stack)
+    from everypath.telemetry.ingest import Result
 
 
 def _lake_option(f):  # type: ignore[no-untyped-def]
@@ -123,22 +127,69 @@ def compact_cmd(lake_dir: Path | None, grace: float) -> None:
 
 @telemetry_group.command("ingest")
 @_lake_option
-@click.argument("spools", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-def ingest_cmd(lake_dir: Path | None, spools: tuple[Path, ...]) -> None:
-    """Import spool files written by standalone programs (renamed to *.ingested)."""
+@click.option("--skip-rejected", is_flag=True,
+              help="Store a file's accepted rows even when some are rejected (those go to FILE.rejected.jsonl).")
+@click.option("--drop-unknown", is_flag=True, help="Drop columns the calls schema does not have (default: refuse).")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write every rejected row as JSON Lines: file, row, column, problem.")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+def ingest_cmd(lake_dir: Path | None, skip_rejected: bool, drop_unknown: bool, report_path: Path | None,
+               paths: tuple[Path, ...]) -> None:
+    """Import rows: spool files of standalone programs (renamed to *.ingested), and Parquet, CSV
+    and JSON Lines files (or directories of them, e.g. another tool's lake) in the documented
+    calls columns (docs/telemetry.md, "Rows from other producers"). Each file is stored once,
+    however often it is ingested; exit status 1 when any row or file was rejected."""
+    from everypath.telemetry.ingest import ingest_file, sources
+    from everypath.telemetry.readers import Format, format_of
     from everypath.telemetry.spool import SpoolError, ingest
 
     lake, failed = _lake(lake_dir), 0
-    for p in spools:
-        try:
-            rows, stored = ingest(p, lake)
-        except SpoolError as e:
-            click.echo(f"{p}: {e}", err=True)
-            failed += 1
-            continue
-        click.echo(f"{p}: {rows} rows" + ("" if stored else " (already ingested)"))
+    calls = lake.calls.resolve()
+    for p in paths:  # its own parts again, under new batch ids, would be every row twice
+        if p.resolve().is_relative_to(calls) or (p.is_dir() and calls.is_relative_to(p.resolve())):
+            raise click.ClickException(f"{p} holds the lake's own parts ({lake.calls}): they are in it already")
+    report = report_path.open("w") if report_path else None
+    try:
+        for p, constants in sources(list(paths)):
+            if format_of(p) is Format.SPOOL:
+                try:
+                    rows, stored = ingest(p, lake)
+                except SpoolError as e:
+                    click.echo(f"{p}: {e}", err=True)
+                    failed += 1
+                    continue
+                click.echo(f"{p}: {rows} rows" + ("" if stored else " (already ingested)"))
+                continue
+            r = ingest_file(p, lake, constants=constants, drop_unknown=drop_unknown, skip_rejected=skip_rejected)
+            _echo_ingested(r, report_path)
+            if report:
+                for rej in r.rejected:
+                    report.write(json.dumps({"file": str(p), "row": rej.row, "column": rej.column,
+                                             "problem": rej.problem}) + "\n")
+            failed += bool(r.error or r.rejected)
+    finally:
+        if report:
+            report.close()
     if failed:
         raise SystemExit(1)
+
+
+def _echo_ingested(r: Result, report_path: Path | None, shown: int = 20) -> None:
+    """What ingest_file did with one file: conversions, problems, rejections (the first few), outcome."""
+    for note in r.notes:
+        click.echo(f"{r.path}: converted: {note}")
+    for problem in r.problems:
+        click.echo(f"{r.path}: {problem}", err=True)
+    for rej in r.rejected[:shown]:
+        click.echo(f"{r.path}: {rej}", err=True)
+    if len(r.rejected) > shown:
+        click.echo(f"{r.path}: ... and {len(r.rejected) - shown} more rejected rows"
+                   + (f" (all in {report_path})" if report_path else " (--report FILE lists all)"), err=True)
+    if r.error:
+        click.echo(f"{r.path}: {r.error}", err=True)
+    else:
+        click.echo(f"{r.path}: {r.rows} rows: {r.stored} stored, {r.duplicate} already stored, "
+                   f"{len(r.rejected)} rejected" + (f" (written to {r.rejects_file})" if r.rejects_file else ""))
 
 
 @telemetry_group.command("serve")

@@ -1,33 +1,42 @@
 """The collector: an HTTP endpoint that accepts batches of call rows from devices into a lake.
 
 POST /v1/calls   Authorization: Bearer <token>, X-Batch-Id: [A-Za-z0-9_-]{8,64},
-                 Content-Type application/vnd.apache.arrow.stream or application/vnd.apache.parquet
+                 Content-Type application/vnd.apache.arrow.stream, application/vnd.apache.parquet,
+                 text/csv or application/x-ndjson (JSON Lines), in the documented calls columns,
+                 converted as `everypath telemetry ingest` converts files (telemetry/convert.py)
   201 {"rows": n, "stored": true}                 stored
   200 {"rows": n, "stored": false, "reason": ...} this batch id was stored before (a retry)
   400 malformed body or batch id, 401 no token, 403 wrong token, 411 no Content-Length,
-  413 body over --max-bytes, 415 other content type, 422 wrong schema (with "problems")
+  413 body over --max-bytes, 415 other content type, 422 columns that do not convert (with
+  "problems") or rows rejected (with "rejected": row, column, problem): a batch is all or nothing
 GET /healthz     200 {"ok": true}
 Checks run cheapest and safest first: auth and size before a byte of the body is read.
 """
 from __future__ import annotations
 
 import hmac
-import io
 import json
 import logging
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from everypath.telemetry.convert import ConvertError
+from everypath.telemetry.ingest import convert_rows, publish_rows
+from everypath.telemetry.readers import Rows, read_csv, read_jsonl, read_parquet
 from everypath.telemetry.lake import BATCH_ID, Lake, SchemaError
 
 log = logging.getLogger("everypath.telemetry.collector")
 
 ARROW_STREAM = "application/vnd.apache.arrow.stream"
 PARQUET = "application/vnd.apache.parquet"
+CSV = "text/csv"
+JSONL = ("application/x-ndjson", "application/jsonl", "application/x-jsonlines")
+CONTENT_TYPES = (ARROW_STREAM, PARQUET, CSV, *JSONL)
+SHOWN_REJECTIONS = 100  # rejected rows listed in a 422 reply (the count is always given)
 DISCARD_BYTES = 16 << 20  # a rejected body up to this size is read and dropped (see _discard)
 
 
@@ -44,15 +53,20 @@ class _Reject(Exception):
         self.status, self.body = status, {"error": error, **extra}
 
 
-def parse_body(body: bytes, content_type: str) -> pa.Table:
-    """The uploaded rows, or _Reject(400) with the parser's reason."""
+def parse_body(body: bytes, content_type: str) -> Rows:
+    """The uploaded rows as read, or _Reject(400) with the parser's reason."""
     try:
         if content_type == ARROW_STREAM:
-            with pa.ipc.open_stream(io.BytesIO(body)) as reader:
-                return reader.read_all()
-        return pq.read_table(io.BytesIO(body))
+            with pa.ipc.open_stream(pa.py_buffer(body)) as reader:  # zero-copy: columns view the body
+                table = reader.read_all()
+            return Rows(table, np.arange(1, table.num_rows + 1))
+        if content_type == CSV:
+            return read_csv(body)
+        if content_type in JSONL:
+            return read_jsonl(body)
+        return read_parquet(body)
     except (pa.ArrowException, OSError, ValueError) as e:
-        kind = "Arrow IPC stream" if content_type == ARROW_STREAM else "Parquet file"
+        kind = {ARROW_STREAM: "Arrow IPC stream", PARQUET: "Parquet file", CSV: "CSV"}.get(content_type, "JSON Lines")
         raise _Reject(400, f"malformed {kind}: {e}") from None
 
 
@@ -116,17 +130,27 @@ def _handler(cfg: CollectorConfig) -> type[BaseHTTPRequestHandler]:
             if n > cfg.max_bytes:
                 raise _Reject(413, f"body of {n} bytes is over the limit of {cfg.max_bytes} bytes")
             ctype = self.headers.get("Content-Type", "").split(";")[0].strip()
-            if ctype not in (ARROW_STREAM, PARQUET):
-                raise _Reject(415, f"Content-Type must be {ARROW_STREAM} or {PARQUET}, not {ctype!r}")
+            if ctype not in CONTENT_TYPES:
+                raise _Reject(415, f"Content-Type must be one of {', '.join(CONTENT_TYPES)}, not {ctype!r}")
             body = self._read(n)
-            table = parse_body(body, ctype)
+            rows = parse_body(body, ctype)
             try:
-                result = cfg.lake.publish_named(table, name=batch_id)
+                converted = convert_rows(rows)
+            except ConvertError as e:
+                raise _Reject(422, "batch does not have the calls schema", problems=e.problems) from None
+            total = rows.table.num_rows + len(rows.unreadable)
+            if converted.rejected:
+                raise _Reject(422, f"{len(converted.rejected)} of {total} rows rejected: nothing stored",
+                              rejected=[{"row": r.row, "column": r.column, "problem": r.problem}
+                                        for r in converted.rejected[:SHOWN_REJECTIONS]],
+                              rejected_rows=len(converted.rejected))
+            try:
+                stored, _ = publish_rows(cfg.lake, converted.table, batch_id)
             except SchemaError as e:
                 raise _Reject(422, "batch does not have the calls schema", problems=e.problems) from None
-            if not result.stored:
-                return 200, {"rows": result.rows, "stored": False, "reason": "duplicate batch"}
-            return 201, {"rows": result.rows, "stored": True}
+            if not stored and total:
+                return 200, {"rows": total, "stored": False, "reason": "duplicate batch"}
+            return 201, {"rows": total, "stored": True}
 
         def _discard(self) -> None:
             """Read and drop a moderately sized unread body, so a client that sends its whole
@@ -164,6 +188,9 @@ def make_server(cfg: CollectorConfig, host: str = "127.0.0.1", port: int = 8765)
         raise ValueError("the collector needs a token (--token-file or EVERYPATH_COLLECTOR_TOKEN)")
     server = ThreadingHTTPServer((host, port), _handler(cfg))
     server.daemon_threads = True
+    # temp files of parts a killed collector was writing: invisible, only disk space (an hour old:
+    # never one another process is still writing)
+    cfg.lake.clear_stale_tmp()
     return server
 
 

@@ -70,16 +70,16 @@ def _swap(live: Path, new: Path) -> None:
     os.rename(aside, new)
 
 
-def _merge(inputs: list[Path], out_dir: Path, name: str) -> int:
+def _merge(inputs: list[Path], out_dir: Path, name: str, schema: pa.Schema = FILE_SCHEMA) -> int:
     """Stream the inputs into one zstd file (row groups up to ROW_GROUP); returns its rows."""
     tmp = out_dir / f".tmp-{uuid.uuid4().hex}"
     pending: list[pa.Table] = []
     n_pending = 0
     with open(tmp, "wb") as f:
-        writer = pq.ParquetWriter(f, FILE_SCHEMA, compression="zstd", use_dictionary=True,
-                                  write_statistics=STATS_COLUMNS)
+        stats = [c for c in STATS_COLUMNS if c in schema.names]
+        writer = pq.ParquetWriter(f, schema, compression="zstd", use_dictionary=True, write_statistics=stats)
         for p in inputs:
-            t = pq.read_table(p, schema=FILE_SCHEMA)
+            t = pq.read_table(p, schema=schema)
             pending.append(t)
             n_pending += t.num_rows
             if n_pending >= ROW_GROUP:
@@ -120,8 +120,10 @@ def _drain_old(old: Path, live: Path, inputs: set[str], timeout_s: float = 30.0)
         time.sleep(0.005)
 
 
-def compact_partition(lake: Lake, pdir: Path, inputs: list[Path] | None = None) -> tuple[int, Path]:
-    """Merge one partition's parts (default: all of them) into one file; (rows, merged part)."""
+def compact_partition(lake: Lake, pdir: Path, inputs: list[Path] | None = None,
+                      schema: pa.Schema = FILE_SCHEMA) -> tuple[int, Path]:
+    """Merge one partition's parts (default: all of them) into one file; (rows, merged part).
+    schema: the parts' file schema (calls, or aggregates.file_schema() for the aggregates table)."""
     inputs = sorted(pdir.glob("*.parquet")) if inputs is None else sorted(inputs)
     rel = pdir.relative_to(lake.root)
     staging = lake.root / "staging" / uuid.uuid4().hex
@@ -134,7 +136,7 @@ def compact_partition(lake: Lake, pdir: Path, inputs: list[Path] | None = None) 
         f.flush()
         os.fsync(f.fileno())
     want = sum(pq.ParquetFile(p).metadata.num_rows for p in inputs)
-    got = _merge(inputs, sdir, merged)
+    got = _merge(inputs, sdir, merged, schema)
     if got != want:
         shutil.rmtree(staging)
         raise RuntimeError(f"compaction of {rel}: merged file has {got} rows, inputs have {want}")
@@ -229,5 +231,28 @@ def compact(lake: Lake, *, grace_s: float = 3600.0, today: dt.date | None = None
             if not rollup.exists() or rollup.stat().st_mtime_ns < newest:
                 write_rollup(lake, date)
                 report.rollups.append(date.isoformat())
+        _compact_aggregates(lake, report, today, now, grace_s)
         lake.remove_empty_staging()
     return report
+
+
+def _compact_aggregates(lake: Lake, report: CompactReport, today: dt.date, now: float, grace_s: float) -> None:
+    """The aggregates table's closed partitions, as the calls' (never uploaded: no ledger to respect)."""
+    from everypath.telemetry.aggregates import file_schema
+
+    schema = file_schema()
+    for ddir in sorted(lake.aggregates.glob("date=*")):
+        try:
+            date = dt.date.fromisoformat(ddir.name.removeprefix("date="))
+        except ValueError:
+            continue
+        parts = list(ddir.glob("device_class=*/*.parquet"))
+        if date >= today or not parts or any(now - p.stat().st_mtime < grace_s for p in parts):
+            continue
+        for pdir in sorted(ddir.glob("device_class=*")):
+            files = list(pdir.glob("*.parquet"))
+            if len(files) > 1:
+                rows, _ = compact_partition(lake, pdir, files, schema)
+                report.rows += rows
+                report.files_in += len(files)
+                report.partitions.append(str(pdir.relative_to(lake.root)))

@@ -1,12 +1,15 @@
 """The background flusher: drains the shim's records, buffers them as Arrow rows and
 publishes sizeable parts to the lake.
 
-It drains every settings.flush_seconds (at once again while drains come back large),
-publishes when the buffer holds a row group's worth or every `publish_seconds`, and on
+It drains every settings.flush_seconds (at once again while drains come back large, and early
+when `pressure()` says a thread's ring is half full: its raw sample has begun to thin), publishes
+the raw rows and the exact aggregates (telemetry/aggregates.py) after every drain that got some
+(`publish_seconds`, default flush_seconds: a SIGKILL loses at most that much), and on
 flush()/close(), at exit and on SIGTERM/SIGINT (then hands the signal to the previous
 handler, so Ctrl-C still raises KeyboardInterrupt and SIGTERM still terminates with the
 right status). It never raises into user code: failures are logged and counted. A process
-killed with SIGKILL loses only the rows not yet published; parts appear by rename, whole.
+killed with SIGKILL loses only the rows and aggregates not yet published (at most the last
+flush_seconds plus one publish); parts appear by rename, whole.
 
 Drained records stay NumPy columns (RawCalls) until a publish converts them: the first publish
 is what imports pyarrow and the lake (issue 13: a process that records nothing, or exits before
@@ -30,6 +33,8 @@ from everypath.telemetry.records import CallSite, RawCalls, to_batch
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from everypath.telemetry.aggregates import AggregateRows
 
     from everypath.telemetry.lake import Lake
 
@@ -55,15 +60,19 @@ _SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class Flusher:
+    PRESSURE_POLL_S = 0.25  # how often `pressure` is asked between drains
+
     def __init__(self, drain: Drain, lake: Lake | Callable[[], Lake], settings: Settings,
                  device: Device | Callable[[], Device], *,
                  publish_rows: int = 256_000, publish_seconds: float | None = None, redrain_rows: int = 200_000,
-                 max_buffer_rows: int = 8_000_000, install_signals: bool = True, start: bool = True) -> None:
-        self.drain, self.settings = drain, settings
+                 max_buffer_rows: int = 8_000_000, install_signals: bool = True, start: bool = True,
+                 pressure: Callable[[], bool] | None = None) -> None:
+        self.drain, self.settings, self.pressure = drain, settings, pressure
         self._lake, self._device = lake, device  # factories are called at the first publish
         self.publish_rows, self.redrain_rows, self.max_buffer_rows = publish_rows, redrain_rows, max_buffer_rows
-        # default: a part at least every 6 drains (30 s with the default 5 s flush interval)
-        self.publish_seconds = max(publish_seconds if publish_seconds is not None else 6 * settings.flush_seconds,
+        # default: parts after every drain that got rows, so that a SIGKILL loses at most flush_seconds
+        # (compaction merges the small parts of closed dates)
+        self.publish_seconds = max(publish_seconds if publish_seconds is not None else settings.flush_seconds,
                                    settings.flush_seconds)
         self.errors = 0  # failures logged (drain, conversion or publish)
         self.dropped = 0  # rows discarded because publishing kept failing and the buffer was full
@@ -72,7 +81,10 @@ class Flusher:
         # when that publish fails, for the retry)
         self._buf: list[tuple[RawCalls, list[CallSite]] | pa.RecordBatch] = []
         self._buf_rows = 0
-        self._last_publish = time.monotonic()
+        # drained aggregates, (AggregateRows, sites) until a publish converts them (then a batch)
+        self._agg: list[tuple[AggregateRows, list[CallSite]] | pa.RecordBatch] = []
+        self.published_aggregates = 0
+        self._last_publish = self._last_drain = time.monotonic()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._closed = False
@@ -100,12 +112,26 @@ class Flusher:
 
     # ---- the loop -------------------------------------------------------------------
     def _run(self) -> None:
-        while not self._stop.wait(self.settings.flush_seconds):
+        period = self.settings.flush_seconds
+        poll = min(period, self.PRESSURE_POLL_S) if self.pressure is not None else period
+        while not self._stop.wait(poll):
+            timed = time.monotonic() - self._last_drain >= period - 1e-3
+            if not timed and not self._under_pressure():
+                continue
             with self._lock:
                 self._drain_all()
-                due = time.monotonic() - self._last_publish >= self.publish_seconds
-                if self._buf_rows >= self.publish_rows or (due and self._buf_rows):
+                due = time.monotonic() - self._last_publish >= self.publish_seconds - 1e-3
+                if self._buf_rows >= self.publish_rows or (due and (self._buf_rows or self._agg)):
                     self._publish()
+
+    def _under_pressure(self) -> bool:
+        try:
+            return bool(self.pressure is not None and self.pressure())
+        except Exception:  # noqa: BLE001 - telemetry must never break the user's program
+            self.errors += 1
+            log.exception("everypath telemetry: asking the hub for ring pressure failed")
+            self.pressure = None
+            return False
 
     def _drain_all(self) -> None:
         """Drain again while drains come back large (rings filling fast), but boundedly: a
@@ -115,12 +141,15 @@ class Flusher:
                 return
 
     def _drain_once(self) -> int:
+        self._last_drain = time.monotonic()
         try:
             got = self.drain()
             if got is None:
                 return 0
             raw, sites = got
             n = len(raw)
+            if raw.aggregates is not None and len(raw.aggregates):
+                self._agg.append((raw.aggregates, list(sites)))
             if not n:
                 return 0
         except Exception:  # noqa: BLE001 - telemetry must never break the user's program
@@ -154,6 +183,7 @@ class Flusher:
         return out
 
     def _publish(self) -> None:
+        self._publish_aggregates()
         if not self._buf:
             return  # nothing recorded: pyarrow and the lake stay unloaded
         try:
@@ -171,6 +201,36 @@ class Flusher:
         self._buf, self._buf_rows = [], 0
         self._last_publish = time.monotonic()
 
+    def _publish_aggregates(self) -> None:
+        """Publish the buffered aggregates (kept for the next try when that fails)."""
+        if not self._agg:
+            return
+        from everypath.telemetry import aggregates
+
+        try:
+            device = self.device
+            out: list[Any] = []
+            for piece in self._agg:
+                if isinstance(piece, tuple):
+                    try:
+                        piece = aggregates.to_batch(piece[0], piece[1], device)
+                    except Exception:  # noqa: BLE001 - would fail every retry: logged, counted, dropped
+                        self.errors += 1
+                        log.exception("everypath telemetry: converting %d aggregate rows failed", len(piece[0]))
+                        continue
+                out.append(piece)
+            self._agg = out
+            if out:
+                import pyarrow as pa
+
+                aggregates.publish(self.lake, pa.Table.from_batches(out))
+        except Exception:  # noqa: BLE001 - keep them and try again next time
+            self.errors += 1
+            log.exception("everypath telemetry: publishing aggregates to %s failed", getattr(self._lake, "root", "the lake"))
+            return
+        self.published_aggregates += sum(b.num_rows for b in self._agg)
+        self._agg = []
+
     # ---- explicit flushes -------------------------------------------------------------
     def flush(self, timeout: float = -1) -> bool:
         """Drain and publish everything now; False when the lock was not had within timeout."""
@@ -179,6 +239,7 @@ class Flusher:
         try:
             self._drain_all()
             self._publish()
+            self._last_publish = time.monotonic()
             return True
         finally:
             self._lock.release()

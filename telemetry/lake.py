@@ -142,6 +142,7 @@ class Lake:
         self.calls = self.root / "calls"
         self.rollups = self.root / "rollups" / "daily"
         self.batches = self.root / "batches"  # one marker per stored batch id (idempotent uploads)
+        self.aggregates = self.root / "aggregates"  # exact per-interval aggregates (telemetry/aggregates.py)
 
     def partition_dir(self, date: dt.date, device_class: str) -> Path:
         return self.calls / f"date={date.isoformat()}" / f"device_class={device_class}"
@@ -178,6 +179,12 @@ class Lake:
         if name is not None:
             self._mark_batch(name, paths)
         return Published(tuple(paths), stored, table.num_rows)
+
+    def aggregates_dir(self, date: dt.date, device_class: str) -> Path:
+        return self.aggregates / f"date={date.isoformat()}" / f"device_class={device_class}"
+
+    def aggregate_files(self) -> list[Path]:
+        return sorted(self.aggregates.glob("date=*/device_class=*/*.parquet"))
 
     def has_batch(self, name: str) -> bool:
         if (self.batches / name).exists():
@@ -229,7 +236,7 @@ class Lake:
         """Move unreadable or foreign parts to ROOT/quarantine/<relative path>, with a warning.
         Validated files are remembered by (size, mtime_ns) so repeated calls are cheap."""
         moved: list[Path] = []
-        for p in [*self.files(), *self.rollup_files()]:
+        for p in [*self.files(), *self.rollup_files(), *self.aggregate_files()]:
             try:
                 st = p.stat()
             except FileNotFoundError:
@@ -237,7 +244,8 @@ class Lake:
             key = (st.st_size, st.st_mtime_ns)
             if _validated.get(str(p)) == key:
                 continue
-            why = self.problem(p) if p.is_relative_to(self.calls) else self._rollup_problem(p)
+            why = (self.problem(p) if p.is_relative_to(self.calls)
+                   else self._aggregate_problem(p) if p.is_relative_to(self.aggregates) else self._rollup_problem(p))
             if why is None:
                 _validated[str(p)] = key
                 continue
@@ -261,6 +269,16 @@ class Lake:
             return f"unreadable footer: {e}"
         return None
 
+    @staticmethod
+    def _aggregate_problem(path: Path) -> str | None:
+        try:
+            meta = pq.read_schema(path).metadata or {}
+        except FileNotFoundError:
+            return None
+        except Exception as e:  # noqa: BLE001
+            return f"unreadable footer: {e}"
+        return None if meta.get(b"everypath.schema") == b"aggregates" else "foreign file (no aggregates schema metadata)"
+
     def dates(self) -> list[dt.date]:
         out = []
         for d in self.calls.glob("date=*"):
@@ -275,7 +293,7 @@ class Lake:
         import time
 
         n = 0
-        for p in self.calls.glob("date=*/device_class=*/.tmp-*"):
+        for p in [*self.calls.glob("date=*/device_class=*/.tmp-*"), *self.aggregates.glob("date=*/device_class=*/.tmp-*")]:
             try:
                 if time.time() - p.stat().st_mtime > older_than_s:
                     p.unlink()

@@ -23,6 +23,8 @@ import numpy as np
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from everypath.telemetry.aggregates import AggregateRows
+
 MAX_DIMS = 4  # shapes of higher rank keep their first MAX_DIMS - 1 dims and the product of the rest
 
 
@@ -57,6 +59,8 @@ class RawCalls:
     # selection table that chose each call: one version for all rows, or per row (object array,
     # None where the built-in thresholds chose)
     table_version: str | None | np.ndarray = None
+    inclusion: np.ndarray | None = None  # float32, probability each row was recorded (None: unknown, 1)
+    aggregates: AggregateRows | None = None  # the exact aggregates drained with these rows
 
     def __len__(self) -> int:
         return int(self.ts_ns.shape[0])
@@ -105,6 +109,8 @@ def to_batch(raw: RawCalls, sites: list[CallSite], device: dict[str, object]) ->
         "threads": _numbers(raw.threads, np.int16, pa.int16()), "explore": _bools(raw.explore),
         "propensity": _numbers(raw.propensity, np.float32, pa.float32()),
         "table_version": _per_row(tv) if isinstance(tv, np.ndarray) else _repeat(tv, pa.string(), n),
+        "inclusion": (pa.nulls(n, pa.float32()) if raw.inclusion is None
+                      else _numbers(raw.inclusion, np.float32, pa.float32())),
     }
     for f in CALLS_SCHEMA:
         if f.name not in cols:  # the same value on every row: one value repeated without Python lists

@@ -45,10 +45,39 @@ CALL_FIELDS: tuple[pa.Field, ...] = (
     pa.field("explore", pa.bool_(), nullable=False),      # chosen by exploration, not by the table
     pa.field("propensity", pa.float32(), nullable=False),  # probability with which this variant was chosen
     pa.field("table_version", pa.string()),               # selection table that chose (null: built-in defaults)
+    # probability this call was recorded (timing share x sample rate x ring thinning; null: 1, older files):
+    # 1 / inclusion is the number of calls the row stands for
+    pa.field("inclusion", pa.float32()),
 )
 
 CALLS_SCHEMA = pa.schema([*CALL_FIELDS, *DEVICE_FIELDS],
                          metadata={b"everypath.schema": b"calls", b"everypath.schema_version": str(SCHEMA_VERSION).encode()})
+
+# Exact aggregates (telemetry/aggregates.py): one row per drain interval of one process and (call
+# site, variant, size bucket), counting every call, sampled or not. Own version: AGGREGATES_VERSION.
+AGGREGATES_VERSION = 1
+AGGREGATE_FIELDS: tuple[pa.Field, ...] = (
+    pa.field("ts", pa.timestamp("ns", tz="UTC"), nullable=False),     # end of the interval (the drain)
+    pa.field("start", pa.timestamp("ns", tz="UTC"), nullable=False),  # its start (the previous drain)
+    pa.field("function", pa.string(), nullable=False),
+    pa.field("bundle_id", pa.string()),
+    pa.field("bundle_version", pa.string()),
+    pa.field("op", pa.string(), nullable=False),
+    pa.field("call_site", pa.string(), nullable=False),
+    pa.field("variant", pa.string(), nullable=False),
+    pa.field("dtype", pa.string(), nullable=False),
+    pa.field("size_bucket", pa.int16(), nullable=False),  # b: n_elements in [2^(b-1), 2^b); 0: n_elements == 0
+    pa.field("count", pa.int64(), nullable=False),        # calls (every one, exactly)
+    pa.field("timed", pa.int64(), nullable=False),        # calls timed (== count: sum and histogram exact)
+    pa.field("sum_ns", pa.int64(), nullable=False),       # total latency (estimated from the timed calls)
+    pa.field("min_ns", pa.int64(), nullable=False),       # of the timed calls
+    pa.field("max_ns", pa.int64(), nullable=False),
+    pa.field("hist_bin", pa.list_(pa.int32()), nullable=False),    # log-linear latency bins (aggregates.py)
+    pa.field("hist_count", pa.list_(pa.int64()), nullable=False),  # calls per bin (estimated likewise)
+)
+AGGREGATES_SCHEMA = pa.schema([*AGGREGATE_FIELDS, *DEVICE_FIELDS],
+                              metadata={b"everypath.schema": b"aggregates",
+                                        b"everypath.schema_version": str(AGGREGATES_VERSION).encode()})
 
 # `everypath autotune` run summaries (lake/autotune/<run_id>.parquet): one row per function, call
 # site, variant and grid size with the median of its recorded calls, or why the variant failed

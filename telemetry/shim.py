@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
@@ -45,7 +46,9 @@ class SiteCatalog:
     """The process's call sites, in the hub's id order (grows as libraries load)."""
 
     sites: list[CallSite] = field(default_factory=list)
-    dropped: int = 0  # records lost to full rings in this process (sampling bounds this; see docs)
+    dropped: int = 0  # raw records lost to full rings in this process (the aggregates still count them)
+    overflow: int = 0  # calls counted beyond a thread's aggregate table (docs/telemetry.md)
+    last_drain_ns: int = field(default_factory=time.time_ns)  # start of the next aggregates interval
 
     def refresh(self, runtime: Any) -> list[CallSite]:
         from everypath.telemetry.records import CallSite
@@ -56,22 +59,34 @@ class SiteCatalog:
 
 
 def drain(runtime: Any, catalog: SiteCatalog) -> tuple[RawCalls, list[CallSite]] | None:
-    """Everything recorded since the last drain (None when nothing was)."""
+    """Everything recorded since the last drain (None when nothing was): the raw sample, with the
+    interval's exact aggregates attached (RawCalls.aggregates, None when no call ran)."""
     from everypath.telemetry.records import RawCalls
 
     d = runtime.telemetry_drain()
+    now = time.time_ns()
+    start, catalog.last_drain_ns = catalog.last_drain_ns, now
     if d["dropped"]:
         if not catalog.dropped:  # once per process: a hot loop of tiny calls would say it every drain
-            log.warning("telemetry: records dropped because a thread's ring filled between drains "
-                        "(EVERYPATH_TELEMETRY_SAMPLE lowers the rate); counting them from now on")
+            log.warning("telemetry: raw records dropped because a thread's ring filled between drains "
+                        "(the aggregates still count every call; EVERYPATH_TELEMETRY_SAMPLE lowers the rate)")
         catalog.dropped += int(d["dropped"])
-    if len(d["site"]) == 0:
+    agg = d["aggregates"]
+    if agg["overflow"]:
+        if not catalog.overflow:
+            log.warning("telemetry: a thread ran more distinct (call site, variant, size bucket) keys than its "
+                        "aggregate table holds; the rest are counted without attribution")
+        catalog.overflow += int(agg["overflow"])
+    if len(d["site"]) == 0 and len(agg["site"]) == 0:
         return None
+    from everypath.telemetry.aggregates import AggregateRows
+
     versions = np.array([v or None for v in runtime.telemetry_table_versions()], dtype=object)
+    rows = AggregateRows.from_drain(agg, start, now) if len(agg["site"]) else None
     raw = RawCalls(ts_ns=d["ts_ns"], latency_ns=d["latency_ns"], site=d["site"], variant=d["variant"],
                    ndim=d["ndim"], shape=d["shape"], n_elements=d["n_elements"],  # (n, MAX_DIMS) already
                    threads=d["threads"], explore=d["explore"], propensity=d["propensity"],
-                   table_version=versions[d["table"]])
+                   table_version=versions[d["table"]], inclusion=d["inclusion"], aggregates=rows)
     return raw, catalog.refresh(runtime)
 
 
@@ -93,7 +108,8 @@ class Shim:
             if self._started:
                 return
             self._started = True
-        on = settings.telemetry and settings.telemetry_sample > 0
+        # a sample of 0 keeps the exact aggregates and records no raw rows
+        on = settings.telemetry
         _runtime.telemetry_configure(on, settings.telemetry_sample, settings.explore)
         table = self._table_path(settings)
         if table is not None:  # before the first call: the learned choice serves every call (~ms, once)
@@ -129,7 +145,8 @@ class Shim:
             return process_device(settings)
 
         return Flusher(lambda: drain(_runtime, self.catalog), lake, settings, device,
-                       install_signals=False)  # the shim's own handlers (main thread)
+                       install_signals=False,  # the shim's own handlers (main thread)
+                       pressure=_runtime.telemetry_pressure)
 
     def _install_signals(self) -> None:
         """SIGTERM/SIGINT publish what was recorded, then go on to the previous handler (Ctrl-C

@@ -44,3 +44,34 @@ def _on_path(name: str) -> bool:
     import shutil
 
     return shutil.which(name) is not None
+
+
+_SPARK_TYPES = {"string": "STRING", "int64": "BIGINT", "int32": "INT", "int16": "SMALLINT", "int8": "TINYINT",
+                "float": "FLOAT", "double": "DOUBLE", "bool": "BOOLEAN", "date32[day]": "DATE",
+                "list<item: int64>": "ARRAY<BIGINT>"}
+
+
+def calls_dataframe(spark: Any, lake: str, columns: tuple[str, ...]) -> Any:
+    """The lake's `calls` as a Spark DataFrame of `columns`, read with a declared schema (partition
+    columns included). Timestamps are nanoseconds since the epoch (BIGINT): Spark's own timestamps
+    are microseconds and refuse Parquet's nanosecond unit, so `nanosAsLong` reads them exactly."""
+    from everypath.telemetry.lake import Lake
+    from everypath.telemetry.schema import CALLS_SCHEMA
+
+    spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
+    ddl = []
+    for name in columns:
+        t = CALLS_SCHEMA.field(name).type if name != "date" else None
+        ddl.append(f"{name} {'BIGINT' if t is not None and str(t).startswith('timestamp') else _SPARK_TYPES[str(t) if t is not None else 'date32[day]']}")
+    for part in ("date", "device_class"):
+        if part not in columns:
+            ddl.append(f"{part} {'DATE' if part == 'date' else 'STRING'}")
+    reader = spark.read.schema(", ".join(ddl))
+    if "://" in lake:
+        return reader.option("basePath", f"{lake.rstrip('/')}/calls").parquet(f"{lake.rstrip('/')}/calls")
+    local = Lake(lake)
+    local.quarantine()
+    files = [str(p) for p in local.files()]
+    if not files:
+        return spark.createDataFrame([], ", ".join(ddl))
+    return reader.option("basePath", str(local.calls)).parquet(*files)

@@ -24,7 +24,7 @@ VERSION = 1
 HEADER = struct.Struct("<8sHHI")
 CHUNK_LEN = struct.Struct("<I")
 # the C++ struct ep::tele::Record, field by field (static_asserts there keep both in step)
-# (the same layout as the shim's ring record, ep::tele::Record, with times in UNIX-epoch ns)
+# (the shim's ring record, ep::tele::Record, less its timing and thinning fields; times in UNIX-epoch ns)
 RECORD = np.dtype([
     ("ts_ns", "<i8"), ("latency_ns", "<i8"), ("site", "<i4"), ("variant", "<i2"), ("ndim", "i1"),
     ("explore", "u1"), ("shape", "<i8", (MAX_DIMS,)), ("n_elements", "<i8"), ("threads", "<i2"),

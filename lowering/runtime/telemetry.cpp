@@ -39,10 +39,13 @@ void attach_telemetry(void* handle) {
 void def_telemetry(py::module_& m) {
   m.def(
       "telemetry_configure",
-      [](bool enabled, double sample, double explore) { hub().configure(enabled, sample, explore); },
-      py::arg("enabled"), py::arg("sample") = 1.0, py::arg("explore") = 0.0,
-      "Turn recording on/off; sample: share of calls recorded; explore: share of dispatched calls "
-      "that try another variant.");
+      [](bool enabled, double sample, double explore, double timing_budget) {
+        hub().configure(enabled, sample, explore, timing_budget);
+      },
+      py::arg("enabled"), py::arg("sample") = 1.0, py::arg("explore") = 0.0, py::arg("timing_budget") = 0.01,
+      "Turn recording on/off; sample: share of timed calls recorded raw; explore: share of dispatched calls "
+      "that try another variant; timing_budget: share of a call's time that timing it may cost (>= 1: time "
+      "every call). Every call is counted either way.");
   m.def(
       "telemetry_drain",
       []() {
@@ -64,10 +67,34 @@ void def_telemetry(py::module_& m) {
         out["table"] = to_numpy(d.table);
         out["explore"] = to_numpy(d.explore).attr("astype")("bool");
         out["propensity"] = to_numpy(d.propensity);
+        out["inclusion"] = to_numpy(d.inclusion);
         out["dropped"] = d.dropped;
+        const ep::tele::DrainedAggregates& a = d.aggregates;
+        py::dict agg;
+        agg["site"] = to_numpy(a.site);
+        agg["variant"] = to_numpy(a.variant);
+        agg["size_bucket"] = to_numpy(a.size_bucket);
+        agg["count"] = to_numpy(a.count);
+        agg["timed"] = to_numpy(a.timed);
+        agg["sum_ns"] = to_numpy(a.sum_ns);
+        agg["min_ns"] = to_numpy(a.min_ns);
+        agg["max_ns"] = to_numpy(a.max_ns);
+        agg["hist_offsets"] = to_numpy(a.hist_offsets);
+        agg["hist_bin"] = to_numpy(a.hist_bin);
+        agg["hist_count"] = to_numpy(a.hist_count);
+        agg["overflow"] = a.overflow;
+        out["aggregates"] = agg;
         return out;
       },
-      "Every record pushed since the last drain, in columns (UNIX-epoch ns timestamps).");
+      "Every record pushed since the last drain, in columns (UNIX-epoch ns timestamps), and under "
+      "'aggregates' the exact per-(site, variant, size bucket) counts of every call since then.");
+  m.def(
+      "telemetry_pressure",
+      []() {
+        py::gil_scoped_release nogil;
+        return hub().pressure();
+      },
+      "Whether a thread's ring is half full or more (drain now: its raw sample has begun to thin).");
   m.def(
       "telemetry_set_table",
       [](const std::string& version, const py::list& entries) {

@@ -503,6 +503,7 @@ export class KernelModule {
         latency_ns: Number(dv.getBigInt64(p + L.row_latency, true)), threads: dv.getInt16(p + L.row_threads, true),
         explore: dv.getUint8(p + L.row_explore) !== 0, propensity: dv.getFloat32(p + L.row_propensity, true),
         table_version: table ? cString(this.memory.buffer, x.ep_tele_table_version(table)) : null,
+        inclusion: null,  // not in the wasm row yet (every call is timed there): read as 1
         ...this.device,
       });
     }

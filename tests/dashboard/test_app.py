@@ -270,7 +270,7 @@ def test_streamlit_is_started_local_headless_and_without_usage_statistics(tmp_pa
     assert cmd[:4] == [sys.executable, "-m", "streamlit", "run"] and cmd[4] == str(APP)
     flags = dict(zip(cmd[5:cmd.index("--")][::2], cmd[5:cmd.index("--")][1::2]))
     assert flags == {"--server.address": "127.0.0.1", "--server.port": "8599", "--server.headless": "true",
-                     "--browser.gatherUsageStats": "false"}
+                     "--browser.gatherUsageStats": "false", "--client.toolbarMode": "viewer"}
     assert cmd[cmd.index("--") + 1:] == ["--lake", str(tmp_path / "l"), "--registry", str(tmp_path / "r")]
 
 

@@ -52,6 +52,13 @@ def test_page_renders_its_charts(browser: DashboardBrowser, spec: PageSpec) -> N
         assert browser.table_rows(key) > 0, key
 
 
+def test_viewers_get_no_developer_toolbar(browser: DashboardBrowser) -> None:
+    """Served on localhost, Streamlit's default toolbar mode would show Deploy; `everypath dashboard` hides it."""
+    browser.goto("")
+    assert browser.page.locator('[data-testid="stMainMenu"]').count() == 1  # the page and its menu did render
+    assert browser.page.locator('[data-testid="stAppDeployButton"]').count() == 0
+
+
 def test_time_axes_read_utc_in_any_time_zone(browser: DashboardBrowser) -> None:
     """The axis title says UTC, so the labels must not follow the browser's local time."""
     browser.goto("")

@@ -90,10 +90,10 @@ def test_bad_uploads_get_4xx_with_a_reason(server, tmp_path):
     # a claimed huge body is refused from Content-Length alone, before a byte is read
     s, r = _post(server, b"x" * 10, headers={"Content-Length": str(10**12)})
     assert s == 413 and str(10**12) in r["error"]
-    wrong = pa.table({"ts": pa.array([1, 2], pa.int64()), "colour": ["red", "blue"]})
+    wrong = pa.table({"ts": pa.array([True, False]), "colour": ["red", "blue"]})  # no conversion from bool
     s, r = _post(server, _arrow(wrong))
     assert s == 422 and "unknown column 'colour'" in r["problems"]
-    assert any("'ts' has type int64" in p for p in r["problems"])
+    assert any("'ts' has type bool" in p for p in r["problems"])
     assert any("missing required column 'latency_ns'" in p for p in r["problems"])
     assert not Lake(tmp_path / "central").files()  # nothing rejected was stored
 

@@ -100,15 +100,6 @@ def test_empty_lake_rolls_up_to_nothing(tmp_path: Path) -> None:
     assert rollup_job.compute(Engine.DUCKDB, tmp_path).num_rows == 0
 
 
-@pytest.fixture(scope="session")
-def spark():  # type: ignore[no-untyped-def]
-    from everypath.telemetry.spark import session
-
-    s = session("local[2]", "everypath-tests")
-    yield s
-    s.stop()
-
-
 @pytest.mark.slow
 @pytest.mark.spark
 def test_spark_rollup_equals_duckdb_and_numpy(lake: Lake, spark) -> None:  # type: ignore[no-untyped-def]

@@ -54,7 +54,7 @@ def _drain() -> tuple:
 
 def test_each_operator_call_is_one_record_with_its_site(compiled, hub) -> None:
     fn, args = compiled
-    hub.telemetry_configure(True, 1.0, 0.0)
+    hub.telemetry_configure(True, 1.0, 0.0, timing_budget=1.0)
     t0 = time.time_ns()
     for _ in range(5):
         fn(*args)
@@ -90,7 +90,7 @@ def test_nothing_is_recorded_when_telemetry_is_off(compiled, hub) -> None:
 
 def test_sampling_records_about_the_configured_share(compiled, hub) -> None:
     fn, args = compiled
-    hub.telemetry_configure(True, 0.25, 0.0)
+    hub.telemetry_configure(True, 0.25, 0.0, timing_budget=1.0)
     calls = 400
     for _ in range(calls):
         fn(*args)
@@ -102,7 +102,7 @@ def test_sampling_records_about_the_configured_share(compiled, hub) -> None:
 def test_exploration_records_true_propensities(compiled, hub) -> None:
     fn, args = compiled
     eps = 0.3
-    hub.telemetry_configure(True, 1.0, eps)
+    hub.telemetry_configure(True, 1.0, eps, timing_budget=1.0)
     calls = 900  # 4 records per call stay inside one 4096-record ring: nothing is dropped
     for _ in range(calls):
         fn(*args)
@@ -129,7 +129,7 @@ def test_exploration_records_true_propensities(compiled, hub) -> None:
 
 def test_threads_record_into_their_own_rings_without_loss(compiled, hub) -> None:
     fn, args = compiled
-    hub.telemetry_configure(True, 1.0, 0.0)
+    hub.telemetry_configure(True, 1.0, 0.0, timing_budget=1.0)
     per_thread, nthreads = 150, 4
 
     def work() -> None:
@@ -145,18 +145,23 @@ def test_threads_record_into_their_own_rings_without_loss(compiled, hub) -> None
     assert len(raw) == 4 * per_thread * nthreads  # each ring holds 4096: nothing dropped
 
 
-def test_a_full_ring_drops_and_counts_instead_of_blocking(compiled, hub) -> None:
+def test_a_filling_ring_thins_its_sample_and_the_aggregates_count_every_call(compiled, hub) -> None:
     fn, args = compiled
-    hub.telemetry_configure(True, 1.0, 0.0)
-    for _ in range(1100):  # 4400 records into one thread's 4096-record ring
+    hub.telemetry_configure(True, 1.0, 0.0, timing_budget=1.0)
+    for _ in range(1100):  # 4400 calls into one thread's 4096-record ring
         fn(*args)
     d = rt.telemetry_drain()
-    assert len(d["site"]) == 4096 and d["dropped"] == 4400 - 4096
+    # past half full the ring keeps a call with probability 1/2, then 1/4, ...: no record is dropped
+    assert 2048 < len(d["site"]) < 4096 and d["dropped"] == 0
+    levels = np.round(-np.log2(d["inclusion"].astype(np.float64)))
+    assert set(np.unique(levels)) >= {0.0, 1.0} and (np.diff(levels) >= 0).all()  # one thread: thinning only grows
+    agg = d["aggregates"]
+    assert sorted(agg["count"].tolist()) == [1100] * 4  # four recorded sites, every call counted
 
 
 def test_a_selection_table_chooses_by_operator_and_size(compiled, hub) -> None:
     fn, args = compiled
-    hub.telemetry_configure(True, 1.0, 0.0)
+    hub.telemetry_configure(True, 1.0, 0.0, timing_budget=1.0)
     fn(*args)
     _, sites = _drain()
     mm = next(s for s in sites if s.op == "operator.matmul" and s.function.endswith("test_shim.kernel"))
@@ -182,15 +187,15 @@ def test_a_selection_table_chooses_by_operator_and_size(compiled, hub) -> None:
 
 def test_exploration_stays_within_the_tables_top_k(compiled, hub) -> None:
     fn, args = compiled
-    hub.telemetry_configure(True, 1.0, 0.0)
+    hub.telemetry_configure(True, 1.0, 0.0, timing_budget=1.0)
     fn(*args)
     _, sites = _drain()
     mm = next(s for s in sites if s.op == "operator.matmul" and s.function.endswith("test_shim.kernel"))
     assert {"loops", "threads", "blas"} <= set(mm.variants)
-    eps, calls = 0.5, 800
+    eps, calls = 0.5, 500  # 4 records a call: under half a ring (no thinning)
     # greedy blas; exploration may try only blas and loops (threads is predicted poor: never run)
     hub.telemetry_set_table("k2", [("operator.matmul", [], ["blas"], [["blas", "loops"]])])
-    hub.telemetry_configure(True, 1.0, eps)
+    hub.telemetry_configure(True, 1.0, eps, timing_budget=1.0)
     for _ in range(calls):
         fn(*args)
     raw, sites = _drain()

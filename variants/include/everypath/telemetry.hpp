@@ -1,9 +1,10 @@
 // The runtime shim: every operator call site of generated code goes through
 // ep::tele::site(), which picks the variant (the selection table in force, else
 // each variant's default threshold; a configurable share explores), runs it, and, when telemetry
-// is on and the call is sampled, pushes one fixed-size record into this
-// thread's lock-free ring. A host (the Python runtime module, or a standalone
-// program's spool writer) owns the Hub, drains the rings and converts ticks to
+// is on, counts it in this thread's exact aggregates (telemetry_agg.hpp), times it (all calls,
+// or a random share where the clock is costly next to the call) and pushes a sampled timed call
+// as one fixed-size record into this thread's lock-free ring. A host (the Python runtime module,
+// or a standalone program's spool writer) owns the Hub, drains the rings and converts ticks to
 // nanoseconds off the hot path. With no hub attached, a site is one branch.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <type_traits>
 #include <utility>
@@ -26,13 +28,14 @@
 
 #include "array.hpp"
 #include "dispatch.hpp"
+#include "telemetry_agg.hpp"
 
 namespace ep::tele {
 
 constexpr int kMaxDims = 4;
-constexpr int kHubAbi = 2;  // 2: choose() also returns the exploration candidates
+constexpr int kHubAbi = 3;  // 3: exact aggregates per thread, thinning level in each record
 
-// One recorded operator call (72 bytes). Times are in host ticks (TSC or
+// One recorded operator call (80 bytes). Times are in host ticks (TSC or
 // steady-clock ns, see Hub::tsc); the host converts them when it drains.
 struct Record {
   int64_t start_ticks;
@@ -46,17 +49,36 @@ struct Record {
   int16_t threads;
   int16_t table;     // generation of the selection table that chose (0: the built-in thresholds)
   float propensity;  // probability with which this variant was chosen
+  float timed;       // probability with which this call was timed (telemetry_agg.hpp)
+  uint8_t level;     // ring thinning: a timed call recorded with probability sample * 2^-level
 };
 
 // Single producer (the calling thread), single consumer (the host's drain).
+// As the ring fills between drains the raw sample thins (level() halves the rate at half full,
+// again at 3/4, ...): a burst spreads its records over the whole interval instead of keeping
+// its first 4096 calls, and every record carries the probability it was kept with.
 struct Ring {
-  static constexpr uint64_t kSize = 1u << 12;  // a power of two
+  static constexpr int kLog = 12;
+  static constexpr uint64_t kSize = uint64_t{1} << kLog;  // a power of two
   alignas(64) std::atomic<uint64_t> head{0};   // written by the producer
   alignas(64) std::atomic<uint64_t> tail{0};   // written by the consumer
   std::atomic<uint64_t> dropped{0};
   std::atomic<int> orphan{0};  // the owning thread has exited
   uint64_t rng = 0x9E3779B97F4A7C15ull;
+  AggTable* agg = nullptr;  // this thread's exact aggregates (calloc'ed by the host: pages committed as used)
   Record buf[kSize];
+
+  Ring() = default;
+  Ring(const Ring&) = delete;
+  Ring& operator=(const Ring&) = delete;
+  ~Ring() { std::free(agg); }
+
+  // 0 while at most half full, then +1 each time the free part halves (kLog when one slot is left)
+  int level() const noexcept {
+    const uint64_t used = head.load(std::memory_order_relaxed) - tail.load(std::memory_order_relaxed);
+    const uint64_t free = used >= kSize ? 0 : kSize - used;
+    return free == 0 ? kLog : kLog - static_cast<int>(std::bit_width(free - 1));
+  }
 
   bool push(const Record& r) noexcept {
     const uint64_t h = head.load(std::memory_order_relaxed);
@@ -93,6 +115,9 @@ struct Hub {
   std::atomic<uint64_t> sample_below{~0ull};  // record when a draw is <= this (rate * 2^64)
   std::atomic<uint64_t> explore_below{0};     // explore when a draw is < this
   int tsc = 0;                                // ticks are TSC cycles (else steady-clock ns)
+  // p per tick of latency: a call of L ticks makes its key's next calls timed with p = L * this
+  // (the timing budget over the cost of two clock reads; +inf: time every call)
+  std::atomic<double> time_share_per_tick{1.0};
   std::atomic<int> table{0};                  // generation of the selection table in force (0: none)
   Ring* (*ring)(Hub*) = nullptr;              // the calling thread's ring
   int32_t (*add_sites)(Hub*, const SiteInfo*, int32_t) = nullptr;  // id of the first
@@ -207,27 +232,49 @@ inline auto site(Hub* hub, int32_t id, std::initializer_list<index_t> min_work,
       propensity = static_cast<float>(eps / k + (chosen == greedy ? 1.0 - eps : 0.0));
     }
   }
-  if (ring->next() > hub->sample_below.load(std::memory_order_relaxed))
+  // every call is counted; a random share is timed (all of them unless the clock is costly next to
+  // the call: telemetry_agg.hpp), and a timed call is recorded raw (thinned as the ring fills)
+  AggSlot* slot = ring->agg != nullptr ? ring->agg->find(agg_key(id, chosen, size_bucket(w.n))) : nullptr;
+  if (slot != nullptr && !slot->count_and_time())
     return dispatch(chosen, std::forward<F0>(f0), std::forward<F>(rest)...);
-  Record r;
-  r.site = id;
-  r.variant = static_cast<int16_t>(chosen);
-  r.ndim = w.ndim;
-  r.explore = explored ? 1 : 0;
-  for (int k = 0; k < kMaxDims; ++k) r.shape[k] = w.shape[k];
-  r.n_elements = w.n;
-  r.threads = threaded.begin()[chosen] ? max_threads() : int16_t(1);
-  r.table = static_cast<int16_t>(table);
-  r.propensity = propensity;
-  r.start_ticks = ticks(hub);
+  const double p_timed = slot != nullptr ? slot->p() : 1.0;
+  const int64_t t0 = ticks(hub);
+  auto finish = [&](int64_t t1) {
+    const uint64_t dt = t1 > t0 ? static_cast<uint64_t>(t1 - t0) : 0;
+    if (slot != nullptr) {
+      uint32_t weight = 1;
+      if (p_timed < 1.0) {  // 1/p, rounded up with probability its fraction
+        const double inv = 1.0 / p_timed;
+        weight = static_cast<uint32_t>(inv);
+        if (static_cast<double>(ring->next()) * 0x1p-64 < inv - weight) ++weight;
+      }
+      const double u = (static_cast<double>(ring->next() >> 11) + 1.0) * 0x1p-53;  // (0, 1]
+      slot->timed(dt, weight, static_cast<double>(dt) * hub->time_share_per_tick.load(std::memory_order_relaxed), u);
+    }
+    const int level = ring->level();
+    if (ring->next() > (hub->sample_below.load(std::memory_order_relaxed) >> level)) return;
+    Record r;
+    r.start_ticks = t0;
+    r.latency_ticks = static_cast<int64_t>(dt);
+    r.site = id;
+    r.variant = static_cast<int16_t>(chosen);
+    r.ndim = w.ndim;
+    r.explore = explored ? 1 : 0;
+    for (int k = 0; k < kMaxDims; ++k) r.shape[k] = w.shape[k];
+    r.n_elements = w.n;
+    r.threads = threaded.begin()[chosen] ? max_threads() : int16_t(1);
+    r.table = static_cast<int16_t>(table);
+    r.propensity = propensity;
+    r.timed = static_cast<float>(p_timed);
+    r.level = static_cast<uint8_t>(level);
+    ring->push(r);
+  };
   if constexpr (std::is_void_v<R>) {
     dispatch(chosen, std::forward<F0>(f0), std::forward<F>(rest)...);
-    r.latency_ticks = ticks(hub) - r.start_ticks;
-    ring->push(r);
+    finish(ticks(hub));
   } else {
     R out = dispatch(chosen, std::forward<F0>(f0), std::forward<F>(rest)...);
-    r.latency_ticks = ticks(hub) - r.start_ticks;
-    ring->push(r);
+    finish(ticks(hub));
     return out;
   }
 }

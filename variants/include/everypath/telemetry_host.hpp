@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,14 +33,29 @@ struct TableEntry {
   std::vector<std::vector<std::string>> topk = {};  // per slot, what exploration may try (empty: everything)
 };
 
+// Exact aggregates of one drain interval, merged over threads: one row per (site, variant, size
+// bucket) that ran, its histogram as sparse (bin, count) pairs in ns bins (hist_offsets: n + 1).
+struct DrainedAggregates {
+  std::vector<int32_t> site;
+  std::vector<int16_t> variant;
+  std::vector<uint8_t> size_bucket;
+  // count: every call; timed: those timed; sum_ns and the histogram estimate every call's (each
+  // timed call weighted by 1/p), min/max are the timed calls'
+  std::vector<int64_t> count, timed, sum_ns, min_ns, max_ns, hist_offsets{0}, hist_count;
+  std::vector<int32_t> hist_bin;
+  uint64_t overflow = 0;  // calls of keys a full per-thread table could not hold (counted only here)
+  size_t size() const { return site.size(); }
+};
+
 struct Drained {  // columns of drained records, equal lengths
   std::vector<int64_t> ts_ns, latency_ns, shape, n_elements;  // shape: kMaxDims per record
   std::vector<int32_t> site;
   std::vector<int16_t> variant, threads, table;
   std::vector<int8_t> ndim;
   std::vector<uint8_t> explore;
-  std::vector<float> propensity;
+  std::vector<float> propensity, inclusion;  // inclusion: probability this call was recorded
   uint64_t dropped = 0;  // records lost to full rings since the last drain
+  DrainedAggregates aggregates;
   size_t size() const { return site.size(); }
 };
 
@@ -54,6 +72,11 @@ class HostHub {
 #endif
     tick0_ = ticks(&hub_);
     steady0_ = steady_ns();
+    // what reading the clock costs here (two reads per timed call), for the timing budget
+    int64_t sink = 0;
+    for (int i = 0; i < 64; ++i) sink += ticks(&hub_);
+    clock_ticks_ = std::max<double>(1.0, static_cast<double>(ticks(&hub_) - tick0_) / 65.0);
+    (void)sink;
     real0_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
                  std::chrono::system_clock::now().time_since_epoch()).count();
   }
@@ -62,8 +85,12 @@ class HostHub {
 
   Hub* hub() { return &hub_; }
 
-  void configure(bool enabled, double sample, double explore) {
+  // timing_budget: the share of a call's own time that timing it may cost (>= 1: time every call,
+  // the default for hosts that keep raw records only: spool files and wasm have no aggregates yet)
+  void configure(bool enabled, double sample, double explore, double timing_budget = 1.0) {
     hub_.sample_below.store(rate_bits(sample), std::memory_order_relaxed);
+    hub_.time_share_per_tick.store(timing_budget >= 1.0 ? HUGE_VAL : std::max(timing_budget, 0.0) / (2.0 * clock_ticks_),
+                                   std::memory_order_relaxed);
     hub_.explore_below.store(rate_bits(explore), std::memory_order_relaxed);
     hub_.enabled.store(enabled ? 1 : 0, std::memory_order_release);
   }
@@ -96,23 +123,38 @@ class HostHub {
     return sites_.size();
   }
 
-  // Everything pushed so far (each ring read from tail to head), oldest first per thread.
+  // Whether some thread's ring is at least half full (its raw sample has begun to thin): the
+  // host drains early instead of waiting for its timer.
+  bool pressure() {
+    LockGuard<Mutex> g(mu_);
+    for (const RingState& st : rings_)
+      if (st.ring->level() > 0) return true;
+    return false;
+  }
+
+  // Everything pushed so far (each ring read from tail to head), oldest first per thread, and
+  // the exact aggregates of every call since the last drain.
   Drained drain() {
     Drained d;
     LockGuard<Mutex> g(mu_);
     const double ns_per_tick = scale();
+    const double rate = static_cast<double>(hub_.sample_below.load(std::memory_order_relaxed)) * 0x1p-64;
+    std::map<uint64_t, Merged> merged;
     for (size_t i = 0; i < rings_.size();) {
-      Ring* r = rings_[i].get();
+      Ring* r = rings_[i].ring.get();
       const uint64_t t = r->tail.load(std::memory_order_relaxed);
       const uint64_t h = r->head.load(std::memory_order_acquire);
-      for (uint64_t k = t; k < h; ++k) append(d, r->buf[k & (Ring::kSize - 1)], ns_per_tick);
+      for (uint64_t k = t; k < h; ++k) append(d, r->buf[k & (Ring::kSize - 1)], ns_per_tick, rate);
       r->tail.store(h, std::memory_order_release);
       d.dropped += r->dropped.exchange(0, std::memory_order_relaxed);
-      if (r->orphan.load(std::memory_order_acquire) && r->head.load(std::memory_order_acquire) == h)
+      const bool orphan = r->orphan.load(std::memory_order_acquire);  // before the last reading
+      harvest(rings_[i], merged, d.aggregates.overflow);
+      if (orphan && r->head.load(std::memory_order_acquire) == h)
         rings_.erase(rings_.begin() + static_cast<std::ptrdiff_t>(i));  // its thread is gone and it is empty
       else
         ++i;
     }
+    emit(merged, d.aggregates, ns_per_tick);
     return d;
   }
 
@@ -126,9 +168,20 @@ class HostHub {
     std::vector<uint32_t> explore;  // per slot, the exploration candidates as a bit set (0: every variant)
   };
   using Resolution = std::vector<Resolved>;  // by site id
+  // a thread's ring and what the previous drain read of its aggregates (counters are cumulative)
+  struct RingState {
+    std::shared_ptr<Ring> ring;
+    std::vector<std::vector<uint32_t>> bins;  // per slot, allocated when the slot is first seen
+    std::vector<uint64_t> sum, calls, ntimed;
+    uint64_t overflow = 0;
+  };
+  struct Merged {  // one key's interval, over threads, in ticks
+    std::map<int, int64_t> bins;
+    uint64_t sum = 0, min = ~uint64_t{0}, max = 0, calls = 0, timed = 0;
+  };
   OwnedHub hub_;
   Mutex mu_;
-  std::vector<std::shared_ptr<Ring>> rings_;
+  std::vector<RingState> rings_;
   std::vector<SiteCopy> sites_;
   std::vector<TableEntry> table_;
   std::vector<std::string> versions_;
@@ -179,6 +232,7 @@ class HostHub {
     return r.variant[i] | static_cast<int>(r.explore[i] << 8);
   }
   int64_t tick0_, steady0_, real0_;
+  double clock_ticks_ = 1.0;  // ticks one clock read costs
 
   // a share as a threshold for 64-bit draws (1.0: every draw; 0.0: only a draw of 0, p = 2^-64)
   static uint64_t rate_bits(double rate) {
@@ -206,7 +260,84 @@ class HostHub {
     return (dt > 0 && dn > 0) ? static_cast<double>(dn) / static_cast<double>(dt) : 1.0;
   }
 
-  void append(Drained& d, const Record& r, double ns_per_tick) const {
+  // what each slot gained since the last drain, into merged (under mu_)
+  static void harvest(RingState& st, std::map<uint64_t, Merged>& merged, uint64_t& overflow) {
+    AggTable* a = st.ring->agg;
+    if (a == nullptr) return;
+    if (st.bins.empty()) {
+      st.bins.resize(kAggSlots);
+      st.sum.assign(kAggSlots, 0);
+      st.calls.assign(kAggSlots, 0);
+      st.ntimed.assign(kAggSlots, 0);
+    }
+    auto load = [](uint64_t& x) { return std::atomic_ref<uint64_t>(x).load(std::memory_order_relaxed); };
+    for (size_t i = 0; i < static_cast<size_t>(kAggSlots); ++i) {
+      AggSlot& s = a->slot[i];
+      const uint64_t key = std::atomic_ref<uint64_t>(s.key).load(std::memory_order_acquire);
+      if (key == 0) continue;
+      const uint64_t calls = load(s.calls);  // first: a call counted now has its timing in this or the next reading
+      if (calls == st.calls[i]) continue;
+      Merged& m = merged[key];
+      m.calls += calls - st.calls[i];
+      st.calls[i] = calls;
+      std::vector<uint32_t>& prev = st.bins[i];
+      if (prev.empty()) prev.assign(kBins, 0);
+      for (size_t b = 0; b < static_cast<size_t>(kBins); ++b) {
+        const uint32_t now = std::atomic_ref<uint32_t>(s.bins[b]).load(std::memory_order_relaxed);
+        if (now == prev[b]) continue;
+        m.bins[static_cast<int>(b)] += static_cast<uint32_t>(now - prev[b]);  // modulo 2^32
+        prev[b] = now;
+      }
+      const uint64_t sum = load(s.sum), nt = load(s.ntimed);
+      m.sum += sum - st.sum[i];
+      m.timed += nt - st.ntimed[i];
+      st.sum[i] = sum;
+      st.ntimed[i] = nt;
+      const uint64_t mn = std::atomic_ref<uint64_t>(s.min_inv).exchange(0, std::memory_order_relaxed);
+      const uint64_t mx = std::atomic_ref<uint64_t>(s.max_plus1).exchange(0, std::memory_order_relaxed);
+      // a call timed as the drain read may have its min/max in the neighbouring interval
+      if (mn != 0) m.min = std::min(m.min, ~mn);
+      if (mx != 0) m.max = std::max(m.max, mx - 1);
+    }
+    const uint64_t of = std::atomic_ref<uint64_t>(a->overflow).load(std::memory_order_relaxed);
+    overflow += of - st.overflow;
+    st.overflow = of;
+  }
+
+  // merged keys as rows; tick bins re-binned to ns bins by their midpoints
+  static void emit(const std::map<uint64_t, Merged>& merged, DrainedAggregates& out, double ns_per_tick) {
+    for (const auto& [key, m] : merged) {
+      std::map<int, int64_t> ns_bins;
+      for (const auto& [b, c] : m.bins)
+        if (c != 0) ns_bins[ns_per_tick == 1.0 ? b : bin_of(to_ns(mid(b), ns_per_tick))] += c;
+      out.site.push_back(static_cast<int32_t>((key >> 24) - 1));
+      out.variant.push_back(static_cast<int16_t>((key >> 8) & 0xffff));
+      out.size_bucket.push_back(static_cast<uint8_t>(key & 0xff));
+      out.count.push_back(static_cast<int64_t>(m.calls));
+      out.timed.push_back(static_cast<int64_t>(m.timed));
+      out.sum_ns.push_back(static_cast<int64_t>(to_ns(m.sum, ns_per_tick)));
+      // min/max from the bins' bounds when the interval saw no update of them (see harvest)
+      uint64_t mn = m.min, mx = m.max;
+      if (mn == ~uint64_t{0}) {
+        mn = m.bins.empty() ? 0 : bin_low(m.bins.begin()->first);
+        mx = m.bins.empty() ? 0 : bin_low(m.bins.rbegin()->first) + bin_width(m.bins.rbegin()->first) - 1;
+      }
+      out.min_ns.push_back(static_cast<int64_t>(to_ns(mn, ns_per_tick)));
+      out.max_ns.push_back(static_cast<int64_t>(to_ns(std::max(mx, mn), ns_per_tick)));
+      for (const auto& [b, c] : ns_bins) {
+        out.hist_bin.push_back(b);
+        out.hist_count.push_back(c);
+      }
+      out.hist_offsets.push_back(static_cast<int64_t>(out.hist_bin.size()));
+    }
+  }
+
+  static uint64_t mid(int b) { return bin_low(b) + (bin_width(b) - 1) / 2; }
+  static uint64_t to_ns(uint64_t ticks, double ns_per_tick) {
+    return static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick);
+  }
+
+  void append(Drained& d, const Record& r, double ns_per_tick, double rate) const {
     d.ts_ns.push_back(real0_ + static_cast<int64_t>(static_cast<double>(r.start_ticks - tick0_) * ns_per_tick));
     d.latency_ns.push_back(static_cast<int64_t>(static_cast<double>(r.latency_ticks) * ns_per_tick));
     d.site.push_back(r.site);
@@ -218,6 +349,7 @@ class HostHub {
     d.threads.push_back(r.threads);
     d.table.push_back(r.table);
     d.propensity.push_back(r.propensity);
+    d.inclusion.push_back(static_cast<float>(std::min(1.0, std::ldexp(rate * r.timed, -static_cast<int>(r.level)))));
   }
 
   // This thread's ring, shared with the hub's list: either may go first (a hub on a
@@ -241,8 +373,13 @@ class HostHub {
       if (mine.ring) mine.ring->orphan.store(1, std::memory_order_release);
       auto r = std::make_shared<Ring>();
       r->rng ^= reinterpret_cast<uintptr_t>(r.get()) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(steady_ns());
+      // calloc: zero pages from the OS, committed only as slots and bins are touched (null when
+      // memory is short: that thread then records raw samples only)
+      r->agg = static_cast<AggTable*>(std::calloc(1, sizeof(AggTable)));
       LockGuard<Mutex> g(self->mu_);
-      self->rings_.push_back(r);
+      RingState st;
+      st.ring = r;
+      self->rings_.push_back(std::move(st));
       mine.ring = std::move(r);
       mine.owner = self;
     }

@@ -30,7 +30,7 @@
 
 namespace ep::tele {
 
-// The layout of the shim's ring record (telemetry.hpp), with times in UNIX-epoch ns.
+// The shim's ring record (telemetry.hpp) less its timing and thinning fields, times in UNIX-epoch ns.
 struct SpoolRecord {
   int64_t ts_ns;       // when the call started
   int64_t latency_ns;
