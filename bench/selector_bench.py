@@ -1,8 +1,19 @@
 #!/usr/bin/env python
-"""The learned selector against its baselines (issue 5), side by side, per fleet seed.
+"""The learned selector against its baselines (issues 5 and 17), side by side, per fleet seed.
 
-    python bench/selector_bench.py [--seeds 0,1,2,3,4] [--devices 40] [--rows 200000]
+    python bench/selector_bench.py [--seeds 0-4] [--max-devices 80] [--calls 600]       # independent fleets
+    python bench/selector_bench.py --fleet simulated [--seeds 0,1,2,3,4] [--devices 40] [--rows 200000]
                                    [--lake DIR] [--real-lake DIR] [--json bench/results/selector.json]
+
+Default (`--fleet independent`, issue 17): per seed an independent fleet (selector/indfleet.py:
+servers, desktops, Macs, phones, web; 40..--max-devices devices; exploration 0.02-0.3; 1 %
+outliers; roofline costs), scored by selector/robust.py: every chooser's exported selection
+table applied as the runtime applies it to the held-out devices' calls, against the generator's
+noise-free truth, cold (fields only), after a 300-call sweep, and the "*" fallback. Prints
+per-seed tables and a summary with the worst seed (the goal: top-1 >= 0.98 and closed gap >=
+0.9 on every seed, cold included) and the mean with a 95 % interval over seeds.
+
+`--fleet simulated` is issue 5's protocol:
 
 For each seed a simulated fleet (`everypath telemetry simulate`'s model) is written into a
 lake: a temporary one, or DIR/seed-<s> with --lake (written once, reused on later runs).
@@ -31,12 +42,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 CHOOSERS = ("selector", "sbs", "lookup", "knn")
+DEFAULT_JSON = ROOT / "bench" / "results" / "selector.json"
 METRICS = ("top1_score", "closed_gap", "regret_mean", "regret_p95")
 
 
 def parse_seeds(text: str) -> list[int]:
+    """"0,1,2", "0-19" or a mix ("0-3,7")."""
     try:
-        seeds = [int(s) for s in text.split(",") if s.strip()]
+        seeds = []
+        for part in (p.strip() for p in text.split(",") if p.strip()):
+            lo, _, hi = part.partition("-")
+            seeds.extend(range(int(lo), int(hi) + 1) if hi else [int(lo)])
     except ValueError:
         raise SystemExit(f"--seeds: expected comma-separated integers, got {text!r}") from None
     if not seeds:
@@ -122,16 +138,108 @@ def summary_table(s: dict[str, dict[str, float]], n: int) -> Any:
     return t
 
 
+ROBUST = ("selector", "sbs", "lookup", "knn", "gbr")
+SETTINGS = ("cold", "after_sweep", "fallback")
+
+
+def robust_table(seed: int, run: dict[str, Any]) -> Any:
+    from rich.table import Table
+
+    spec = run["spec"]
+    t = Table(title=f"seed {seed}: {spec['devices']} devices x {spec['calls']} calls, explore "
+                    f"{spec['explore'][0]:.2f}-{spec['explore'][1]:.2f}, {run['held_out_devices']} held out "
+                    f"{run['held_out_kinds']}")
+    t.add_column("chooser")
+    for s in SETTINGS:
+        t.add_column(f"{s} top1", justify="right")
+        t.add_column(f"{s} gap", justify="right")
+    t.add_column("fit s", justify="right")
+    for name in ROBUST:
+        cells = []
+        for s in SETTINGS:
+            m = run["metrics"][s][name]
+            cells += [f"{m['top1_score']:.4f}", f"{m['closed_gap']:.3f}"]
+        t.add_row(name, *cells, f"{run['seconds'][name]:.2f}")
+    return t
+
+
+def robust_summary(runs: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """Per setting and chooser: worst seed (and which), mean and a 95 % interval over seeds."""
+    out: dict[str, Any] = {}
+    for s in SETTINGS:
+        for name in ROBUST:
+            row: dict[str, Any] = {}
+            for k in ("top1_score", "closed_gap"):
+                vals = {seed: r["metrics"][s][name][k] for seed, r in runs.items()}
+                worst = min(vals, key=lambda x: vals[x])
+                mean = statistics.fmean(vals.values())
+                half = 1.96 * statistics.stdev(vals.values()) / len(vals) ** 0.5 if len(vals) > 1 else 0.0
+                row[k] = {"min": vals[worst], "worst_seed": worst, "mean": mean, "ci95": [mean - half, mean + half]}
+            out.setdefault(s, {})[name] = row
+    return out
+
+
+def robust_summary_table(summ: dict[str, Any], n: int) -> Any:
+    from rich.table import Table
+
+    t = Table(title=f"summary over {n} independent fleets: worst seed (seed) / mean [95 % interval]")
+    t.add_column("setting")
+    t.add_column("chooser")
+    t.add_column("top1 worst", justify="right")
+    t.add_column("top1 mean", justify="right")
+    t.add_column("gap worst", justify="right")
+    t.add_column("gap mean", justify="right")
+    for s in SETTINGS:
+        for name in ROBUST:
+            a, g = summ[s][name]["top1_score"], summ[s][name]["closed_gap"]
+            t.add_row(s, name, f"{a['min']:.4f} ({a['worst_seed']})", f"{a['mean']:.4f} [{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}]",
+                      f"{g['min']:.3f} ({g['worst_seed']})", f"{g['mean']:.3f} [{g['ci95'][0]:.3f}, {g['ci95'][1]:.3f}]")
+    return t
+
+
+def main_robust(args: argparse.Namespace, seeds: list[int]) -> int:
+    from rich.console import Console
+
+    from everypath.selector.robust import run_seed
+
+    out = Console(width=max(150, Console().width))
+    runs: dict[int, dict[str, Any]] = {}
+    with tempfile.TemporaryDirectory(prefix="selector-robust-") as tmp:
+        for seed in seeds:
+            with out.status(f"seed {seed}: generating and fitting"):
+                runs[seed] = run_seed(seed, Path(tmp) / f"seed-{seed}", args.max_devices, args.calls)
+            out.print(robust_table(seed, runs[seed]))
+    summ = robust_summary(runs)
+    out.print(robust_summary_table(summ, len(runs)))
+    doc = {"config": {"fleet": "independent", "seeds": seeds, "max_devices": args.max_devices, "calls": args.calls},
+           "seeds": {str(k): v for k, v in runs.items()}, "summary": summ}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(doc, indent=1, sort_keys=True))
+    out.print(f"wrote {args.json}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--seeds", default="0,1,2,3,4", help="fleet seeds, comma-separated (default 0..4)")
+    ap.add_argument("--fleet", choices=("independent", "simulated"), default="independent")
+    ap.add_argument("--seeds", default="0-4", help="fleet seeds: 0,1,2 or 0-19 (default 0-4)")
+    ap.add_argument("--max-devices", type=int, default=80, help="independent fleets: 40..N devices a seed")
+    ap.add_argument("--calls", type=int, default=600, help="independent fleets: calls per device")
     ap.add_argument("--devices", type=int, default=40)
     ap.add_argument("--rows", type=int, default=200_000)
     ap.add_argument("--lake", type=Path, default=None, help="keep the simulated lakes here (DIR/seed-...)")
     ap.add_argument("--real-lake", type=Path, default=None, help="also evaluate this lake's real rows")
-    ap.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "selector.json")
+    ap.add_argument("--json", type=Path, default=DEFAULT_JSON)
     args = ap.parse_args(argv)
     seeds = parse_seeds(args.seeds)
+    if args.fleet == "independent":
+        if args.lake is not None or args.real_lake is not None:
+            raise SystemExit("--lake and --real-lake apply to --fleet simulated")
+        if args.max_devices < 40 or args.calls < 100:
+            raise SystemExit("--max-devices must be >= 40 and --calls >= 100")
+        if args.json == DEFAULT_JSON:
+            args.json = ROOT / "bench" / "results" / "selector_robust.json"
+        return main_robust(args, seeds)
     if args.devices < 2 or args.rows < 1000:
         raise SystemExit("--devices must be >= 2 and --rows >= 1000 for a holdout to exist")
     if args.real_lake is not None and not args.real_lake.is_dir():

@@ -6,6 +6,7 @@
   the fastest median seen; nearest seen bucket of the class otherwise; SBS for unseen classes.
 - KNN: per (operator, variant), the mean log latency of the k nearest training rows in the
   standardised numeric feature space.
+- PlainGBR: one HistGradientBoostingRegressor of ln(latency) on every training call.
 
 `calibrated(rows)` (a new device's sweep): Lookup adds the rows to its table, KNN to its
 neighbours; SBS ignores them (it has no per-device state).
@@ -17,11 +18,13 @@ import copy
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator
+from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.neighbors import KNeighborsRegressor
 from sklearn.utils.validation import check_is_fitted
+from threadpoolctl import threadpool_limits
 
 from everypath.selector.evaluate import groups
-from everypath.selector.features import features, target
+from everypath.selector.features import CATEGORICAL, features, target
 from everypath.selector.model import Chooser, fit_variants
 
 
@@ -29,6 +32,13 @@ class SBS(Chooser, BaseEstimator):
     def fit(self, X: pd.DataFrame, y: object = None) -> "SBS":
         self.variants_ = fit_variants(X)
         g = groups(X)
+        # calls at arbitrary sizes rarely share an exact shape with every variant: operators with
+        # no complete group are ranked on half-octave size buckets instead
+        missing = set(X["op"]) - set(g["op"])
+        if missing:
+            part = X[X["op"].isin(missing)]
+            half = np.round(2 * np.log2(part["n_elements"].clip(lower=1).to_numpy(np.float64))).astype(np.int64)
+            g = pd.concat([g, groups(part.assign(shape=[(int(b),) for b in half]))], ignore_index=True)
         self.ranking_: dict[str, tuple[str, ...]] = {}
         for op, gg in g.groupby("op"):
             cost: dict[str, list[float]] = {}
@@ -45,12 +55,11 @@ class SBS(Chooser, BaseEstimator):
         for v in self.ranking_.get(op, ()):
             if v in candidates:
                 return v
-        return sorted(candidates)[0]
+        return sorted(candidates)[0] if candidates else ""
 
     def choose_many(self, queries: pd.DataFrame, candidates: list[tuple[str, ...]] | None = None) -> list[str]:
         if candidates is None:
-            candidates = [self.candidates_for(op, gpu is not None and gpu == gpu)
-                          for op, gpu in zip(queries["op"], queries["gpu"])]
+            candidates = self.candidates_for(queries)
         return [self.pick(op, c) for op, c in zip(queries["op"], candidates)]
 
 
@@ -84,8 +93,7 @@ class Lookup(Chooser, BaseEstimator):
     def choose_many(self, queries: pd.DataFrame, candidates: list[tuple[str, ...]] | None = None) -> list[str]:
         check_is_fitted(self, "table_")
         if candidates is None:
-            candidates = [self.candidates_for(op, gpu is not None and gpu == gpu)
-                          for op, gpu in zip(queries["op"], queries["gpu"])]
+            candidates = self.candidates_for(queries)
         out = []
         for dc, op, n, cand in zip(queries["device_class"], queries["op"], queries["n_elements"], candidates):
             buckets = self.table_.get((dc, op))
@@ -163,3 +171,36 @@ class KNN(Chooser, BaseEstimator):
             if model is not None:
                 out[ix] = model.predict(mat[ix])
         return out
+
+
+class PlainGBR(Chooser, BaseEstimator):
+    """The plain baseline the issue measured: one gradient-boosted regressor of ln(latency) on
+    every call (features.features, no weighting, no aggregation, no device calibration)."""
+
+    def __init__(self, max_iter: int = 200, learning_rate: float = 0.1, random_state: int = 0) -> None:
+        self.max_iter = max_iter
+        self.learning_rate = learning_rate
+        self.random_state = random_state
+
+    def _encode(self, f: pd.DataFrame) -> np.ndarray:
+        f = f.copy()
+        for c in CATEGORICAL:
+            f[c] = f[c].map(self.vocab_[c]).astype(np.float64)
+        return f[self.columns_].to_numpy(np.float64)
+
+    def fit(self, X: pd.DataFrame, y: object = None) -> "PlainGBR":
+        self.variants_ = fit_variants(X)
+        f = features(X)
+        self.vocab_ = {c: {v: i for i, v in enumerate(sorted(f[c].unique()))} for c in CATEGORICAL}
+        self.columns_ = [c for c in f.columns if c in CATEGORICAL or f[c].notna().any()]
+        self.model_ = HistGradientBoostingRegressor(
+            max_iter=self.max_iter, learning_rate=self.learning_rate, early_stopping=False,
+            categorical_features=[c in CATEGORICAL for c in self.columns_], random_state=self.random_state)
+        with threadpool_limits(limits=1, user_api="openmp"):
+            self.model_.fit(self._encode(f), target(X))
+        return self
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        check_is_fitted(self, "model_")
+        with threadpool_limits(limits=1, user_api="openmp"):
+            return self.model_.predict(self._encode(features(X)))

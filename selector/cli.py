@@ -22,24 +22,35 @@ def selector_group() -> None:
               help="Model registry (default: EVERYPATH_REGISTRY or the user data directory).")
 @click.option("--max-rows", type=int, default=None, help="Stratified sample cap (default 1,000,000).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object with the metrics.")
-def retrain_cmd(lake_dir: Path | None, registry_dir: Path | None, max_rows: int | None, as_json: bool) -> None:
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+              help="Where the training rows are gathered (the model is fitted here either way).")
+@click.option("--master", default=None, help="--engine spark: Spark master URL (default local[2]).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the holdout split (which device classes and shapes are held out).")
+def retrain_cmd(lake_dir: Path | None, registry_dir: Path | None, max_rows: int | None, as_json: bool,
+                engine: str, master: str | None, seed: int) -> None:
     """Fit the selector on the lake, evaluate it on held-out devices, store and maybe promote it."""
     from rich.console import Console
 
     from everypath.selector.retrain import MAX_ROWS, RetrainConfig, retrain
+    from everypath.telemetry.spark import SparkUnavailable
 
     s = Settings.from_env()
     err = Console(stderr=True)
-    cfg = RetrainConfig(max_rows=max_rows or MAX_ROWS)
+    if master is not None and engine != "spark":
+        raise click.UsageError("--master is for --engine spark")
+    cfg = RetrainConfig(max_rows=max_rows or MAX_ROWS, seed=seed, engine=engine, master=master)
     try:
         with err.status("retraining") as status:
             out = retrain(lake_dir or s.lake, registry_dir or s.registry, cfg, progress=status.update)
-    except ValueError as exc:
+    except (ValueError, SparkUnavailable) as exc:
         raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(out, sort_keys=True))
         return
     click.echo(f"version {out['version']}  promoted: {out['promoted']}")
+    if not out["judged"]:
+        click.echo(str(out["coverage"]))
     click.echo(f"selector  top1 {out['top1_score']:.4f}  closed gap {out['closed_gap']:.3f}  "
                f"regret mean {out['regret_mean']:.4f} p95 {out['regret_p95']:.4f}")
     for name, m in out["baselines"].items():  # type: ignore[union-attr]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 DEVICE_KEYS = ("device_id", "device_class", "cores", "isa_level", "l1d_kib", "l2_kib", "l3_kib", "gpu",
-               "cpu_model", "runtime")
+               "cpu_model", "runtime", "os", "arch")
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ def groups(rows: pd.DataFrame) -> pd.DataFrame:
     keys = ["device_id", "op", "dtype", "shape_key"]
     med = df.groupby(keys + ["variant"])["latency_ns"].median()
     first = df.groupby(keys, sort=True).agg(
-        {**{k: "first" for k in DEVICE_KEYS if k != "device_id"}, "shape": "first", "n_elements": "first",
+        {**{k: "first" for k in DEVICE_KEYS if k != "device_id" and k in df}, "shape": "first", "n_elements": "first",
          "latency_ns": "size"}).rename(columns={"latency_ns": "calls"})
     medians: dict[tuple, dict[str, float]] = {}
     for (dev, op, dtype, sk, var), lat in med.items():

@@ -20,7 +20,7 @@ ISA_ORDINAL = {"x86-64-v1": 1, "x86-64-v2": 2, "x86-64-v3": 3, "x86-64-v4": 4,
                "armv8": 2, "armv8.2": 3, "armv9": 4, "simd128": 1}
 ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "uint16": 2, "float16": 2, "int32": 4, "uint32": 4,
             "float32": 4, "int64": 8, "uint64": 8, "float64": 8, "complex64": 8, "complex128": 16}
-CATEGORICAL = ("op", "variant", "runtime", "family")
+CATEGORICAL = ("op", "variant", "runtime", "family", "os", "arch")
 DEVICE_COLUMNS = ("cores", "isa_level", "l1d_kib", "l2_kib", "l3_kib", "gpu", "cpu_model", "runtime")
 GHZ = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*GHz")
 
@@ -101,6 +101,7 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame({
         "op": rows["op"].astype(str).to_numpy(), "variant": rows["variant"].astype(str).to_numpy(),
         "runtime": rows["runtime"].astype(str).to_numpy(), "family": fams.to_numpy(),
+        "os": _text(rows, "os"), "arch": _text(rows, "arch"),
         "cores": cores, "log2_cores": np.log2(cores), "isa": isa, "ghz": ghz,
         "l1d_kib": rows["l1d_kib"].to_numpy(np.float64), "l2_kib": rows["l2_kib"].to_numpy(np.float64),
         "l3_kib": rows["l3_kib"].to_numpy(np.float64), "gpu": rows["gpu"].notna().to_numpy(np.float64),
@@ -114,6 +115,13 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
         "log2_bytes_over_l3": np.log2(nbytes) - np.log2(rows["l3_kib"].fillna(8192).to_numpy(np.float64) * 1024),
     })
     return out
+
+
+def _text(rows: pd.DataFrame, col: str) -> np.ndarray:
+    """A categorical device column as strings ("" where absent: rows of older lakes lack os/arch)."""
+    if col not in rows:
+        return np.full(len(rows), "", dtype=object)
+    return rows[col].fillna("").astype(str).to_numpy()
 
 
 def target(rows: pd.DataFrame) -> np.ndarray:

@@ -33,18 +33,19 @@ from sklearn.ensemble import HistGradientBoostingRegressor
 from sklearn.utils.validation import check_is_fitted
 from threadpoolctl import threadpool_limits
 
+from everypath.selector.availability import Seen, candidates
 from everypath.selector.evaluate import shape_key
 from everypath.selector.features import CATEGORICAL, features, log_flops, target
 
 MAX_WEIGHT = 50.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf
-FORMAT = 2  # 2: log-time-per-FLOP target + device calibration (models of format 1 are not comparable)
+FORMAT = 3  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features (older: not comparable)
 CAL_KEY = ("device_class", "op", "variant", "dtype")
 SEP = "\x1f"  # joins a calibration key into one string (skops stores str-keyed dicts)
 
 
 def expand(queries: pd.DataFrame, candidates: list[tuple[str, ...]]) -> tuple[pd.DataFrame, np.ndarray]:
     """One row per (query, candidate variant); returns the rows and each row's query index."""
-    counts = np.array([len(c) for c in candidates])
+    counts = np.array([len(c) for c in candidates], dtype=np.int64)
     idx = np.repeat(np.arange(len(queries)), counts)
     rows = queries.iloc[idx].reset_index(drop=True).copy()
     rows["variant"] = [v for c in candidates for v in c]
@@ -71,15 +72,16 @@ class Chooser:
         may use of them. Default: nothing (SBS)."""
         return self
 
-    def candidates_for(self, op: str, has_gpu: bool) -> tuple[str, ...]:
+    def candidates_for(self, queries: pd.DataFrame) -> list[tuple[str, ...]]:
+        """Per query row, the fleet's variants of its op that its device fields allow
+        (selector/availability.py: a hard constraint, never a prediction)."""
         check_is_fitted(self, "variants_")
-        return tuple(v for v in self.variants_.get(op, ()) if v != "cuda" or has_gpu)
+        return candidate_lists(queries, self.variants_)
 
     def choose_many(self, queries: pd.DataFrame, candidates: list[tuple[str, ...]] | None = None) -> list[str]:
         """The predicted-fastest variant per query row (device columns, op, dtype, shape, n_elements)."""
         if candidates is None:
-            candidates = [self.candidates_for(op, gpu is not None and gpu == gpu)
-                          for op, gpu in zip(queries["op"], queries["gpu"])]
+            candidates = self.candidates_for(queries)
         rows, idx = expand(queries.reset_index(drop=True), candidates)
         if not len(rows):
             return [""] * len(queries)
@@ -90,6 +92,22 @@ class Chooser:
         q = pd.DataFrame([{**device, "op": op, "dtype": dtype, "shape": list(shape),
                            "n_elements": int(np.prod(shape)) if shape else 1}])
         return self.choose_many(q, None if candidates is None else [candidates])[0]
+
+
+def candidate_lists(queries: pd.DataFrame, fleet: dict[str, tuple[str, ...]],
+                    seen: dict[tuple[str, str], Seen] | None = None) -> list[tuple[str, ...]]:
+    """availability.candidates per query row, computed once per distinct (device fields, op)."""
+    cols = [c for c in ("device_class", "os", "arch", "isa_level", "gpu", "runtime") if c in queries]
+    memo: dict[tuple[object, ...], tuple[str, ...]] = {}
+    out = []
+    for raw in queries[cols + ["op"]].itertuples(index=False, name=None):
+        rec = tuple(None if x is None or x != x else x for x in raw)  # NaN != NaN: one key for "missing"
+        if rec not in memo:
+            dev = dict(zip(cols, rec[:-1]))
+            key = (str(dev.get("device_class")), rec[-1])
+            memo[rec] = candidates(dev, rec[-1], fleet.get(rec[-1], ()), (seen or {}).get(key))
+        out.append(memo[rec])
+    return out
 
 
 def fit_variants(X: pd.DataFrame) -> dict[str, tuple[str, ...]]:
@@ -160,7 +178,7 @@ class VariantSelector(Chooser, BaseEstimator):
 
     def _encode(self, f: pd.DataFrame) -> np.ndarray:
         f = f.copy()
-        for c in CATEGORICAL:  # unseen categories -> NaN: HGB sends them down the missing branch
+        for c in (c for c in CATEGORICAL if c in self.vocab_):  # unseen categories -> NaN: the missing branch
             f[c] = f[c].map(self.vocab_[c]).astype(np.float64)
         return f[self.columns_].to_numpy(np.float64)
 

@@ -6,7 +6,9 @@ sweep: what a device without telemetry gets), and held-out shapes on the trainin
 Idempotent: the version is the newest call's UTC timestamp plus a hash of the data
 fingerprint, the model parameters and the exported table, so the same lake content gives
 the same version and output; a stored version is not rewritten. A new model is promoted only
-if its top-1 score on the holdout beats the current model's on the same holdout.
+if the evaluation covered enough to judge it (`coverage`) and its top-1 score on the holdout beats
+the current model's on the same holdout. `decisions` scores the exported table the way the runtime
+applies it on the held-out devices' calls at their own sizes (selector/decide.py).
 """
 from __future__ import annotations
 
@@ -19,7 +21,10 @@ from typing import Callable
 
 import pandas as pd
 
+from everypath.selector.availability import ran
 from everypath.selector.baselines import KNN, SBS, Lookup
+from everypath.selector.decide import MIN_CALLS, MIN_DEVICES, modelled
+from everypath.selector.decide import score as decide_score
 from everypath.selector.evaluate import Metrics, fold, groups, score, score_after_sweep, split
 from everypath.selector.model import FORMAT, Chooser, VariantSelector
 from everypath.selector.registry import Registry
@@ -27,7 +32,7 @@ from everypath.selector import table as export
 
 MAX_ROWS = 1_000_000  # ~1M stratified rows gave the same quality as 10M (measured, shared/README.md)
 COLUMNS = ("ts", "op", "variant", "dtype", "shape", "n_elements", "latency_ns", "explore", "propensity", "device_id",
-           "device_class", "cores", "isa_level", "l1d_kib", "l2_kib", "l3_kib", "gpu", "cpu_model", "runtime")
+           "device_class", "cores", "isa_level", "l1d_kib", "l2_kib", "l3_kib", "gpu", "cpu_model", "runtime", "os", "arch")
 
 
 @dataclass(frozen=True)
@@ -35,10 +40,16 @@ class RetrainConfig:
     max_rows: int = MAX_ROWS
     seed: int = 0
     params: tuple[tuple[str, object], ...] = ()  # VariantSelector parameters
+    engine: str = "duckdb"  # where the training rows are gathered: duckdb (embedded) or spark
+    master: str | None = None  # --engine spark: the Spark master (default local[2])
 
 
-def load_rows(lake_dir: Path, max_rows: int) -> pd.DataFrame:
+def load_rows(lake_dir: Path, max_rows: int, engine: str = "duckdb", master: str | None = None) -> pd.DataFrame:
     """Rows of the lake, a deterministic sample stratified by (device class, op) past max_rows."""
+    if engine == "spark":
+        from everypath.selector.spark_rows import load_rows_spark
+
+        return load_rows_spark(str(lake_dir), COLUMNS, max_rows, master)
     from everypath.telemetry.views import query
 
     cols = ", ".join(COLUMNS)
@@ -50,13 +61,15 @@ def load_rows(lake_dir: Path, max_rows: int) -> pd.DataFrame:
         quota = max_rows / max(1, strata)
         sql = (f"SELECT {cols} FROM (SELECT *, count(*) OVER (PARTITION BY device_class, op) AS stratum_n FROM calls) "
                f"WHERE (hash(ts, device_id, latency_ns, variant) % 1000003) < 1000003 * least(1.0, {quota} / stratum_n)")
-    sql += " ORDER BY ts, device_id, op, variant, latency_ns"
+    # a total order (calls of one device often share a timestamp): the same lake, the same rows
+    sql += " ORDER BY " + ", ".join(f"{c} ASC NULLS LAST" for c in COLUMNS)
     return query(lake_dir, sql).to_pandas()
 
 
 def fingerprint(rows: pd.DataFrame) -> str:
     h = hashlib.sha256()
-    h.update(pd.util.hash_pandas_object(rows[["ts", "op", "variant", "n_elements", "latency_ns", "device_id"]],
+    cols = [c for c in COLUMNS if c in rows]
+    h.update(pd.util.hash_pandas_object(rows[cols].astype({"shape": str}) if "shape" in cols else rows[cols],
                                         index=False).to_numpy().tobytes())
     return h.hexdigest()
 
@@ -76,6 +89,8 @@ class Evaluation:
 
     def top1(self, chooser: Chooser) -> float:
         """A chooser's headline top-1 score on this evaluation's holdout (for promotion)."""
+        if self.metrics["holdout"] == "decisions":
+            return float(decisions(chooser, self.sbs, self.dev_out)["after_sweep"]["top1_score"])  # type: ignore[arg-type]
         if self.metrics["holdout"] == "devices":
             return score_after_sweep({"c": chooser}, self.sbs, self.dev_out, self.seed)["c"].top1_score
         return score({"c": chooser}, self.sbs, groups(self.shape_out))["c"].top1_score
@@ -94,6 +109,11 @@ def evaluate(rows: pd.DataFrame, cfg: RetrainConfig = RetrainConfig(),
         train, dev_out, shape_out = rows[keep], rows.iloc[:0], rows[~keep]
     if train.empty:
         raise ValueError("the lake's calls have too few distinct (op, shape) pairs to hold any out for scoring")
+    choice = rows.groupby("op")["variant"].nunique()
+    if choice.max() < 2:
+        raise ValueError(f"every operator in the lake ran a single variant ({', '.join(sorted(choice.index))}): "
+                         "there is nothing to choose between; record exploration (EVERYPATH_EXPLORE) or run "
+                         "`everypath autotune` first")
     progress(f"fitting on {len(train)} rows")
     seconds: dict[str, float] = {}
 
@@ -120,13 +140,53 @@ def evaluate(rows: pd.DataFrame, cfg: RetrainConfig = RetrainConfig(),
     metrics: dict[str, object] = {**_plain(sel), "baselines": {k: _plain(head[k]) for k in base},
                                   "holdout": holdout, "holdout_groups": sel.groups, "cold_devices": cold,
                                   "held_out_shapes": on_shape["selector"].as_dict(), "train_rows": int(len(train))}
+    progress("scoring the exported table's decisions on held-out devices")
+    metrics["decisions"] = dec = decisions(model, sbs, dev_out)
+    if sel.groups < MIN_GROUPS and dec:  # too few complete groups: the decisions are the headline
+        metrics.update({k: dec["after_sweep"][k] for k in ("top1_score", "closed_gap", "regret_mean", "regret_p95")})
+        metrics["holdout"] = "decisions"
+    metrics["judged"], metrics["coverage"] = coverage(metrics)
     return Evaluation(model, sbs, train, dev_out, shape_out, cfg.seed, metrics, seconds)  # type: ignore[arg-type]
+
+
+MIN_GROUPS = 40  # fewer complete held-out groups than this cannot judge a model (issue 17: 29 easy ones did)
+MAX_DECISIONS = 20_000  # held-out calls scored by decisions (every k-th): bounds the evaluation's cost
+
+
+def decisions(model: VariantSelector, sbs: SBS, dev_out: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """The exported table's decisions on the held-out devices' calls at their own sizes
+    (selector/decide.py, latencies modelled from each device's measurements): cold = a table
+    from their device fields alone, after_sweep = calibrated on their explore rows."""
+    if dev_out.empty:
+        return {}
+    calls, lats = modelled(dev_out, every=max(1, len(dev_out) // MAX_DECISIONS))
+    if not len(calls):
+        return {}
+    devs, mix = export.devices_of(dev_out), export.mix_of(dev_out)
+    sweep = dev_out[dev_out["explore"].to_numpy(bool)]
+    seen = ran(dev_out)  # what each class ran: all its rows, not only the explored ones
+    cold = export.build(dev_out.iloc[:0], model, sbs, "0" * 6, "eval", devices=devs, mix=mix)
+    warm = export.build(sweep, model.calibrated(sweep), sbs, "0" * 6, "eval", devices=devs, mix=mix, seen=seen)
+    return {"cold": decide_score(cold, calls, lats, sbs).as_dict(), "after_sweep": decide_score(warm, calls, lats, sbs).as_dict()}
+
+
+def coverage(metrics: dict[str, object]) -> tuple[bool, str]:
+    """Can this evaluation judge a model? Enough complete held-out groups or enough scored decisions."""
+    groups_n = int(metrics["holdout_groups"])  # type: ignore[call-overload]
+    dec: dict[str, dict[str, float]] = metrics.get("decisions") or {}  # type: ignore[assignment]
+    calls = int(dec.get("after_sweep", {}).get("calls", 0))
+    devices = int(dec.get("after_sweep", {}).get("devices", 0))
+    if groups_n >= MIN_GROUPS or (calls >= MIN_CALLS and devices >= MIN_DEVICES):
+        return True, f"{groups_n} held-out groups, {calls} scored decisions on {devices} held-out devices"
+    return False, (f"too little to judge: {groups_n} held-out groups (needs {MIN_GROUPS}) and {calls} scored "
+                   f"decisions on {devices} held-out devices (needs {MIN_CALLS} on {MIN_DEVICES}); "
+                   "stored, not promoted")
 
 
 def retrain(lake_dir: Path, registry_dir: Path, cfg: RetrainConfig = RetrainConfig(),
             progress: Callable[[str], None] = lambda s: None) -> dict[str, object]:
     progress("loading rows")
-    rows = load_rows(lake_dir, cfg.max_rows)
+    rows = load_rows(lake_dir, cfg.max_rows, cfg.engine, cfg.master)
     if rows.empty:
         raise ValueError(f"{lake_dir}: the lake holds no calls to train on")
     ev = evaluate(rows, cfg, progress)
@@ -147,7 +207,9 @@ def retrain(lake_dir: Path, registry_dir: Path, cfg: RetrainConfig = RetrainConf
     progress("storing the model")
     reg.store(version, model, metrics, doc)
     current = reg.current()
-    if current != version:
+    if current != version and not metrics["judged"]:
+        progress(str(metrics["coverage"]))
+    elif current != version:
         better = True
         if current is not None:
             old = reg.load_model(current)

@@ -5,7 +5,9 @@ Grid: every device class in the training rows x every operator x n_elements buck
 [2^b, 2^(b+1)) for b in 0..MAX_LOG2 - 1, each scored at its geometric middle with the
 operator's usual shape (square for 2-D operators) and weighted over the dtypes the class
 called it with (by call count). Adjacent buckets with the same winner merge. "*" holds SBS's
-choice per operator (no GPU assumed). Format-compatible extension: each entry may carry
+choice per operator among the variants with no requirement at all. Every entry's candidates are what the
+class can run (selector/availability.py): its fields allow them, and it has run them if the lake
+saw it run the operator. Format-compatible extension: each entry may carry
 "topk", per variant slot the k best variants in predicted order, for exploration; loaders
 that do not know the key ignore it.
 """
@@ -19,9 +21,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from everypath.selector.availability import Seen, ran, requirements
 from everypath.selector.baselines import SBS
 from everypath.selector.evaluate import DEVICE_KEYS
-from everypath.selector.model import Chooser, expand
+from everypath.selector.model import Chooser, candidate_lists, expand
 
 MAX_LOG2 = 26
 TOP_K = 2
@@ -35,33 +38,59 @@ def _shape(op: str, n: float) -> list[int]:
     return [max(1, int(round(n)))]
 
 
-def grid(rows: pd.DataFrame, chooser: Chooser) -> pd.DataFrame:
-    """Query rows of the grid with each candidate variant (column variant) and its dtype weight."""
-    dev = rows.groupby("device_class", sort=True)[[k for k in DEVICE_KEYS if k != "device_class"]].first().reset_index()
-    mix = rows.groupby(["device_class", "op", "dtype"], sort=True).size().rename("calls").reset_index()
+def devices_of(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row of device fields per device class (its first row's)."""
+    keys = [k for k in DEVICE_KEYS if k in rows and k != "device_class"]
+    return rows.groupby("device_class", sort=True)[keys].first().reset_index()
+
+
+def mix_of(rows: pd.DataFrame) -> pd.DataFrame:
+    """Calls per (device class, op, dtype): the dtype weights of a class's entries."""
+    return rows.groupby(["device_class", "op", "dtype"], sort=True).size().rename("calls").reset_index()
+
+
+def grid(devices: pd.DataFrame, mix: pd.DataFrame) -> pd.DataFrame:
+    """Query rows of the grid: per (class, op, dtype) of mix, one per size bucket, with its dtype weight."""
     out = []
-    for _, m in mix.iterrows():
+    for m in mix.itertuples(index=False):
         for b in range(MAX_LOG2):
             n = 2 ** (b + 0.5)
-            out.append({"device_class": m["device_class"], "op": m["op"], "dtype": m["dtype"], "bucket": b,
-                        "shape": _shape(m["op"], n), "calls": int(m["calls"])})
-    q = pd.DataFrame(out).merge(dev, on="device_class")
+            out.append({"device_class": m.device_class, "op": m.op, "dtype": m.dtype, "bucket": b,
+                        "shape": _shape(m.op, n), "calls": int(m.calls)})
+    q = pd.DataFrame(out).merge(devices, on="device_class")
     q["n_elements"] = [int(np.prod(s)) for s in q["shape"]]
     return q
 
 
-def winners(rows: pd.DataFrame, chooser: Chooser) -> dict[tuple[str, str], list[list[str]]]:
-    """(device class, op) -> per bucket, variants in predicted order (call-weighted over dtypes)."""
-    q = grid(rows, chooser)
-    cands = [chooser.candidates_for(op, gpu is not None and gpu == gpu) for op, gpu in zip(q["op"], q["gpu"])]
-    x, idx = expand(q, cands)
+def ranked(chooser: Chooser, x: pd.DataFrame) -> np.ndarray:
+    """Predicted latency of each (query, candidate) row: the model's, or for a chooser that only
+    picks (SBS, lookup), 1 for its pick and 2 for the rest (a ranking the export can merge)."""
+    if type(chooser).predict is not Chooser.predict:
+        return np.exp(chooser.predict(x))
+    q = x.drop_duplicates("qid")
+    cands = x.groupby("qid", sort=False)["variant"].agg(tuple)
+    best = dict(zip(q["qid"], chooser.choose_many(q, [cands[i] for i in q["qid"]])))
+    return np.where(x["variant"].to_numpy() == x["qid"].map(best).to_numpy(), 1.0, 2.0)
+
+
+def winners(devices: pd.DataFrame, mix: pd.DataFrame, chooser: Chooser,
+            seen: dict[tuple[str, str], Seen] | None = None) -> dict[tuple[str, str], list[list[str]]]:
+    """(device class, op) -> per bucket, the candidates (availability.candidates: what the class's
+    fields allow and what it ran, per `seen`) in predicted order (call-weighted
+    over dtypes). A class and op with no candidate gets no entry."""
+    q = grid(devices, mix)
+    q["qid"] = np.arange(len(q))
+    x, idx = expand(q, candidate_lists(q, chooser.variants_, seen))
+    if not len(x):
+        return {}
     # weight each dtype's predicted latency by its share of the class's calls to the operator
-    x["pred"] = np.exp(chooser.predict(x)) * q["calls"].to_numpy()[idx]
-    total = x.groupby(["device_class", "op", "bucket", "variant"], sort=True)["pred"].sum()
+    x["pred"] = ranked(chooser, x) * q["calls"].to_numpy()[idx]
+    keys = ["device_class", "op", "bucket"]
+    total = x.groupby(keys + ["variant"], sort=True)["pred"].sum().reset_index()
+    total = total.sort_values(keys + ["pred", "variant"], kind="stable")  # ties: by name, deterministic
     out: dict[tuple[str, str], list[list[str]]] = {}
-    for (dc, op, _bucket), s in total.groupby(level=[0, 1, 2], sort=True):
-        ranked = [v for (_, _, _, v), _ in sorted(s.items(), key=lambda kv: (kv[1], kv[0][3]))]
-        out.setdefault((dc, op), []).append(ranked)
+    for (dc, op, _bucket), order in total.groupby(keys, sort=True)["variant"].agg(list).items():
+        out.setdefault((dc, op), []).append(order)
     return out
 
 
@@ -70,21 +99,44 @@ def entries(per_bucket: list[list[str]]) -> dict[str, object]:
     bounds: list[int] = []
     variants: list[str] = [per_bucket[0][0]]
     topk: list[list[str]] = [per_bucket[0][:TOP_K]]
-    for b, ranked in enumerate(per_bucket[1:], start=1):
-        if ranked[0] != variants[-1]:
+    for b, order in enumerate(per_bucket[1:], start=1):
+        if order[0] != variants[-1]:
             bounds.append(2 ** b)
-            variants.append(ranked[0])
-            topk.append(ranked[:TOP_K])
+            variants.append(order[0])
+            topk.append(order[:TOP_K])
     return {"bounds": bounds, "variants": variants, "topk": topk}
 
 
-def build(rows: pd.DataFrame, chooser: Chooser, sbs: SBS, model_hash: str, timestamp: str) -> dict[str, object]:
+def portable(op: str, variants: tuple[str, ...]) -> tuple[str, ...]:
+    """Variants with no requirement at all (for "*": a class the file does not name may be any device)."""
+    return tuple(v for v in variants if requirements(op, v) in (None, ((), (), None, (), None)) and v != "cuda")
+
+
+def build(rows: pd.DataFrame, chooser: Chooser, sbs: SBS, model_hash: str, timestamp: str,
+          devices: pd.DataFrame | None = None, mix: pd.DataFrame | None = None,
+          seen: dict[tuple[str, str], Seen] | None = None) -> dict[str, object]:
+    """The selection table for every device class of rows (or of devices/mix when given): never
+    a variant the class cannot run (selector/availability.py; `seen`: what each class ran, by
+    default in rows)."""
+    devs = devices_of(rows) if devices is None else devices
     tables: dict[str, list[dict[str, object]]] = {}
-    for (dc, op), per_bucket in sorted(winners(rows, chooser).items()):
+    for (dc, op), per_bucket in sorted(winners(devs, mix_of(rows) if mix is None else mix, chooser,
+                                                      ran(rows) if seen is None else seen).items()):
         tables.setdefault(dc, []).append({"op": op, **entries(per_bucket)})
-    tables["*"] = [{"op": op, "bounds": [], "variants": [sbs.pick(op, tuple(v for v in vs if v != "cuda"))]}
-                   for op, vs in sorted(sbs.variants_.items()) if any(v != "cuda" for v in vs)]
+    tables["*"] = [{"op": op, "bounds": [], "variants": [sbs.pick(op, portable(op, vs))]}
+                   for op, vs in sorted(sbs.variants_.items()) if portable(op, vs)]
     return {"format": 1, "version": f"{timestamp}-{model_hash[:6]}", "tables": tables}
+
+
+def lookup(doc: dict[str, object], device_class: str, op: str, n: int) -> str | None:
+    """The variant a table names for one call, as the runtime resolves it (the class's entry,
+    else "*"; variants[i] serves n < bounds[i]); None: no entry for op."""
+    tables: dict[str, list[dict[str, object]]] = doc["tables"]  # type: ignore[assignment]
+    for e in tables.get(device_class, tables.get("*", [])):
+        if e["op"] == op:
+            bounds: list[int] = e["bounds"]  # type: ignore[assignment]
+            return e["variants"][int(np.searchsorted(bounds, n, side="right"))]  # type: ignore[index]
+    return None
 
 
 def table_hash(doc: dict[str, object]) -> str:

@@ -1,0 +1,118 @@
+"""The selector on fleets it was not tuned on (issue 17): one independent fleet per seed
+(selector/indfleet.py), written into a lake, read back by the retrain job's `load_rows`, a fifth
+of the devices held out (never trained on), every chooser exported as a selection table and
+scored the way the runtime applies it (selector/decide.py) on the held-out devices' calls
+against the generator's noise-free truth. Three settings, reported separately:
+
+- cold: a class never seen, known by its device fields only (the table built from them);
+- after_sweep: the same devices after a 300-call autotune-like sweep (calibrated on it);
+- fallback: the file's "*" table alone (what the runtime uses for a class the file does not name).
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from everypath.selector import indfleet as F
+from everypath.selector.baselines import KNN, SBS, Lookup, PlainGBR
+from everypath.selector.decide import score, score_by
+from everypath.selector.model import Chooser, VariantSelector
+from everypath.selector.table import build, devices_of
+
+CHOOSERS = ("selector", "sbs", "lookup", "knn", "gbr")
+SETTINGS = ("cold", "after_sweep", "fallback")
+SWEEP_CALLS = 300
+
+
+def spec_for(seed: int, max_devices: int = 120, calls: int = 800) -> F.FleetSpec:
+    """A fleet shape per seed: 40..max_devices devices (log-uniform), a kind mix, exploration range."""
+    rng = np.random.default_rng([seed, 99])
+    devices = int(round(np.exp(rng.uniform(np.log(40), np.log(max(40, max_devices))))))
+    lo = float(rng.uniform(0.02, 0.15))
+    return F.FleetSpec(devices=devices, calls=calls, seed=seed,
+                       mix=tuple(float(x) for x in rng.dirichlet(np.ones(5)) + 0.03),  # type: ignore[arg-type]
+                       explore=(lo, float(rng.uniform(lo, 0.3))))
+
+
+def held_out(device_id: str, seed: int) -> bool:
+    return hashlib.sha256(f"hold{seed}/{device_id}".encode()).digest()[0] % 5 == 0
+
+
+def _frame(batches: list[pa.RecordBatch]) -> pd.DataFrame:
+    return pa.Table.from_batches(batches).to_pandas() if batches else pd.DataFrame()
+
+
+def truth_of(d: F.Device, calls: F.Calls) -> tuple[pd.DataFrame, list[dict[str, float]]]:
+    """The device's calls as scoring rows, with every variant's noise-free latency per call."""
+    n = [int(np.prod(F.recorded(op, dims))) for op, dims in zip(calls.op, calls.dims)]
+    df = pd.DataFrame({"device_id": d.fields["device_id"], "device_class": d.fields["device_class"],
+                       "op": calls.op, "n_elements": n, "kind": d.kind.value})
+    built = {op: F.variants(d, op) for op in F.OPS}
+    lat = [{v: F.truth(d, op, v, dt, dims) for v in built[op]}
+           for op, dt, dims in zip(calls.op, calls.dtype, calls.dims)]
+    return df, lat
+
+
+def fit_all(train: pd.DataFrame) -> tuple[dict[str, Chooser], dict[str, float]]:
+    seconds: dict[str, float] = {}
+    out: dict[str, Chooser] = {}
+    t = time.perf_counter()
+    sbs = SBS().fit(train)
+    seconds["sbs"] = time.perf_counter() - t
+    makers = {"selector": lambda: VariantSelector().fit(train), "lookup": lambda: Lookup(sbs=sbs).fit(train),
+              "knn": lambda: KNN().fit(train), "gbr": lambda: PlainGBR().fit(train)}
+    out["sbs"] = sbs
+    for name, make in makers.items():
+        t = time.perf_counter()
+        out[name] = make()
+        seconds[name] = time.perf_counter() - t
+    return out, seconds
+
+
+def run_seed(seed: int, lake: Path, max_devices: int = 120, calls: int = 800) -> dict[str, object]:
+    """One seed: the fleet, the held-out split, every chooser in every setting (docstring)."""
+    from everypath.selector.retrain import MAX_ROWS, load_rows
+    from everypath.telemetry.lake import Lake
+
+    spec = spec_for(seed, max_devices, calls)
+    devs, drawn, batches = F.fleet(spec)
+    store = Lake(lake)
+    for i, b in enumerate(batches):
+        store.publish_named(b, f"ind-{seed}-{spec.devices}-{i:05d}")
+    rows = load_rows(lake, MAX_ROWS)
+    out_ids = {str(d.fields["device_id"]) for d in devs if held_out(str(d.fields["device_id"]), seed)}
+    train = rows[~rows["device_id"].isin(out_ids)].reset_index(drop=True)
+    test = [(d, c) for d, c in zip(devs, drawn) if str(d.fields["device_id"]) in out_ids]
+    choosers, seconds = fit_all(train)
+    sbs: SBS = choosers["sbs"]  # type: ignore[assignment]
+    sweep = _frame([F.sweep(d, SWEEP_CALLS, seed) for d, _ in test])
+    scored = [truth_of(d, c) for d, c in test]
+    calls_df = pd.concat([s[0] for s in scored], ignore_index=True) if scored else pd.DataFrame()
+    lats = [x for s in scored for x in s[1]]
+    # cold: the held-out classes by their fields alone, every (op, dtype) of the fleet weighted alike
+    fields = devices_of(sweep) if len(sweep) else pd.DataFrame()
+    mix = pd.DataFrame([{"device_class": dc, "op": op, "dtype": dt, "calls": 1}
+                        for dc in fields.get("device_class", []) for op, dts in F.OPS.items() for dt in dts])
+    result: dict[str, dict[str, dict[str, float]]] = {s: {} for s in SETTINGS}
+    by: dict[str, dict[str, dict[str, float]]] = {}
+    for name, c in choosers.items():
+        if not len(test):
+            break
+        cold = build(sweep.iloc[:0], c, sbs, "0" * 6, "cold", devices=fields, mix=mix)
+        warm = build(sweep, c.calibrated(sweep), sbs, "0" * 6, "sweep")
+        star = {"format": 1, "version": "fallback", "tables": {"*": cold["tables"]["*"]}}
+        for setting, doc in (("cold", cold), ("after_sweep", warm), ("fallback", star)):
+            result[setting][name] = score(doc, calls_df, lats, sbs).as_dict()
+            if name == "selector" and setting != "fallback":  # where the selector's losses are
+                for col in ("kind", "op"):
+                    by[f"{setting}/{col}"] = {k: v.as_dict() for k, v in score_by(doc, calls_df, lats, sbs, col).items()}
+    kinds = pd.Series([d.kind.value for d, _ in test]).value_counts().to_dict()
+    return {"spec": {"devices": spec.devices, "calls": spec.calls, "explore": list(spec.explore),
+                     "mix": [round(m, 3) for m in spec.mix]},
+            "held_out_devices": len(test), "held_out_kinds": kinds, "train_rows": int(len(train)),
+            "metrics": result, "selector_by": by, "seconds": {k: round(v, 3) for k, v in seconds.items()}}
