@@ -4,7 +4,7 @@ SHELL := /bin/bash
 PY := .venv/bin/python
 PIP := .venv/bin/pip
 STAMP := .venv/.installed
-DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev chromium qemu-user-static \
+DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev libfftw3-dev chromium qemu-user-static \
   openjdk-17-jdk-headless nodejs
 # zig (PyPI ziglang) keeps its libc/libc++ builds here, outside the checkout, so clean clones share them
 export EVERYPATH_ZIG_CACHE ?= $(HOME)/.cache/everypath/zig

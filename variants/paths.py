@@ -28,6 +28,7 @@ class PathName(str, enum.Enum):
     THREADS = "threads"
     BLAS = "blas"
     OPENCV = "opencv"
+    FFTW = "fftw"
     CUDA = "cuda"
     ACCELERATE = "accelerate"
     VIMAGE = "vimage"
@@ -91,6 +92,18 @@ def _opencv() -> HostPath:
     return _no("opencv", "OpenCV C++ headers not found (Debian: libopencv-imgproc-dev; `make setup` installs it)")
 
 
+def _fftw() -> HostPath:
+    # double and float FFTW, with their threads libraries for fftw_make_planner_thread_safe
+    libs = ("fftw3_threads", "fftw3f_threads", "fftw3", "fftw3f")
+    if not any((inc / "fftw3.h").exists() for inc in (Path("/usr/include"), Path("/usr/local/include"))):
+        return _no("fftw", "FFTW headers not found (Debian: libfftw3-dev; `make setup` installs it)")
+    for lib in libs:  # g++ answers the bare name when the library is not on its search path
+        found = subprocess.run(["g++", f"-print-file-name=lib{lib}.so"], capture_output=True, text=True)
+        if found.returncode != 0 or not Path(found.stdout.strip()).is_absolute():
+            return _no("fftw", f"fftw3.h found but not lib{lib}.so (Debian: libfftw3-dev)")
+    return HostPath("fftw", True, None, ("-DEP_HAVE_FFTW=1",), tuple(f"-l{lib}" for lib in libs))
+
+
 def _cuda() -> HostPath:
     if shutil.which("nvcc") is None:
         return _no("cuda", "nvcc (CUDA toolkit) not found")
@@ -114,7 +127,7 @@ METAL_CXX = ("-x", "objective-c++", "-fobjc-arc")
 
 @functools.lru_cache(maxsize=1)
 def host_paths() -> dict[str, HostPath]:
-    paths = [HostPath("loops", True, None), _simd(), _threads(), _blas(), _opencv(), _cuda(),
+    paths = [HostPath("loops", True, None), _simd(), _threads(), _blas(), _opencv(), _fftw(), _cuda(),
              # the LAPACK interface Accelerate must expose before any header includes it (64-bit ints)
              _apple("accelerate", ("Accelerate",), ("-DACCELERATE_NEW_LAPACK", "-DACCELERATE_LAPACK_ILP64")),
              _apple("vimage", ("Accelerate",)),

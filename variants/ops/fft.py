@@ -6,7 +6,9 @@ result dtypes (complex64 for float32/complex64 input, as NumPy 2) and errors
 (bad norm, bad axis, rfft of complex input) are NumPy's own. ``axis``,
 ``axes``, ``s`` and ``norm`` must be compile-time constants; ``n`` may be a
 run-time integer. The n-d transforms are lowered to nested 1-d transforms in
-NumPy's order (_raw_fftnd / rfftn / irfftn). C++: ops/fft.hpp.
+NumPy's order (_raw_fftnd / rfftn / irfftn). C++: ops/fft.hpp (loops, in
+double) and, for the transforms, paths/fftw/fft.hpp (FFTW, float32 in single
+precision as NumPy 2).
 """
 from __future__ import annotations
 
@@ -17,9 +19,17 @@ import numpy as np
 from everypath.base.types import ArrayT, DType, NoneT, ScalarT, Type
 from everypath.variants.ops.reductions import Bound, array_expr, array_operand
 from everypath.variants.probe import call_probe
-from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.variants.registry import (Family, LowerSite, Operator, PathNotApplicable, Registry, Requirements, Site,
+                                         TypingError, Variant)
 
 HEADER = Variant("loops", "everypath/ops/fft.hpp")
+# FFTW from this many elements of the operand on. Measured with `everypath ops bench numpy.fft.fft
+# --sizes 8,...,1048576` (and numpy.fft.rfft; 2-core x86-64, FFTW 3.3.10): the paths tie at 8-32
+# points; from 64 on FFTW is 1.8-3x faster up to 1024 (prime 1009: 1.8x) and 2.5-14x above
+FFTW_MIN_WORK = 1 << 6
+FFTW = Variant("fftw", "everypath/paths/fftw/fft.hpp", Requirements(libraries=("fftw",)),
+               cost_hint="FFTW 3 guru64 plans (FFTW_ESTIMATE, cached), fftwf for complex64", min_work=FFTW_MIN_WORK)
+TRANSFORM_VARIANTS = (HEADER, FFTW)
 _DEFAULT, _INPUT = "ep::fftk::kDefault", "ep::fftk::kInputLength"  # n=None; irfftn's s[-1] == -1
 _NORM = {None: 0, "backward": 0, "ortho": 1, "forward": 2}
 _ONE = ("a", "n", "axis", "norm", "out")
@@ -62,6 +72,12 @@ class FFTCall:
     def norm(self) -> int:
         return _NORM[self.b.const("norm", None)]
 
+    def fn(self, ls: LowerSite, kind: str) -> str:
+        """The C++ transform `kind` (c2c, r2c, c2r) on ls.path: the same signature on loops and fftw."""
+        if ls.path not in ("loops", "fftw"):
+            raise PathNotApplicable(f"numpy.fft has no {ls.path} path")
+        return f"{ls.ns}::fft_{kind}"
+
     def n_expr(self) -> str:
         if not self.b.has("n") or isinstance(self.b.type("n"), NoneT):
             return _DEFAULT
@@ -83,10 +99,11 @@ def _one_d(kind: str) -> tuple[Callable[[Site], Type], Callable[[LowerSite], str
         axis = c.b.const("axis", -1) % c.a.ndim
         out = ls.result.dtype.cpp  # type: ignore[union-attr]
         if kind in ("fft", "ifft"):
-            return f"ep::fft_c2c<{out}>({c.expr()}, {c.n_expr()}, {axis}, {str(kind == 'ifft').lower()}, {c.norm()})"
+            inv = str(kind == "ifft").lower()
+            return f"{c.fn(ls, 'c2c')}<{out}>({c.expr()}, {c.n_expr()}, {axis}, {inv}, {c.norm()})"
         if kind == "rfft":
-            return f"ep::fft_r2c<{out}>({c.expr()}, {c.n_expr()}, {axis}, {c.norm()})"
-        return f"ep::fft_c2r<{out}>({c.expr()}, {c.n_expr()}, {axis}, {c.norm()})"
+            return f"{c.fn(ls, 'r2c')}<{out}>({c.expr()}, {c.n_expr()}, {axis}, {c.norm()})"
+        return f"{c.fn(ls, 'c2r')}<{out}>({c.expr()}, {c.n_expr()}, {axis}, {c.norm()})"
 
     return infer, lower
 
@@ -128,8 +145,10 @@ def _n_d(kind: str, default_axes: tuple[int, ...] | None) -> tuple[Callable[[Sit
         C = (DType.COMPLEX64 if R in (DType.FLOAT32, DType.COMPLEX64) else DType.COMPLEX128).cpp
         e, norm = c.expr(), c.norm()
 
+        c2c_fn = c.fn(ls, "c2c")
+
         def c2c(x: str, i: int) -> str:
-            return f"ep::fft_c2c<{C}>({x}, {ns[i]}, {axes[i]}, {str(inv).lower()}, {norm})"
+            return f"{c2c_fn}<{C}>({x}, {ns[i]}, {axes[i]}, {str(inv).lower()}, {norm})"
 
         if not real:
             for i in reversed(range(len(axes))):
@@ -137,13 +156,13 @@ def _n_d(kind: str, default_axes: tuple[int, ...] | None) -> tuple[Callable[[Sit
             return e
         last = len(axes) - 1
         if not inv:
-            e = f"ep::fft_r2c<{C}>({e}, {ns[last]}, {axes[last]}, {norm})"
+            e = f"{c.fn(ls, 'r2c')}<{C}>({e}, {ns[last]}, {axes[last]}, {norm})"
             for i in range(last - 1, -1, -1):
                 e = c2c(e, i)
             return e
         for i in range(last):
             e = c2c(e, i)
-        return f"ep::fft_c2r<{R.cpp}>({e}, {ns[last]}, {axes[last]}, {norm})"
+        return f"{c.fn(ls, 'c2r')}<{R.cpp}>({e}, {ns[last]}, {axes[last]}, {norm})"
 
     return infer, lower
 
@@ -225,11 +244,11 @@ def _shift(kind: str) -> tuple[Callable[[Site], Type], Callable[[LowerSite], str
 def declare(reg: Registry) -> None:
     L = Family.LINALG
     for k in ("fft", "ifft", "rfft", "irfft"):
-        reg.add(Operator(f"numpy.fft.{k}", L, getattr(np.fft, k), *_one_d(k), variants=(HEADER,)))
+        reg.add(Operator(f"numpy.fft.{k}", L, getattr(np.fft, k), *_one_d(k), variants=TRANSFORM_VARIANTS))
     for k in ("fft2", "ifft2", "rfft2", "irfft2"):
-        reg.add(Operator(f"numpy.fft.{k}", L, getattr(np.fft, k), *_n_d(k, (-2, -1)), variants=(HEADER,)))
+        reg.add(Operator(f"numpy.fft.{k}", L, getattr(np.fft, k), *_n_d(k, (-2, -1)), variants=TRANSFORM_VARIANTS))
     for k in ("fftn", "ifftn", "rfftn", "irfftn"):
-        reg.add(Operator(f"numpy.fft.{k}", L, getattr(np.fft, k), *_n_d(k, None), variants=(HEADER,)))
+        reg.add(Operator(f"numpy.fft.{k}", L, getattr(np.fft, k), *_n_d(k, None), variants=TRANSFORM_VARIANTS))
     for k in ("fftfreq", "rfftfreq"):
         reg.add(Operator(f"numpy.fft.{k}", L, getattr(np.fft, k), *_freq(k), variants=(HEADER,)))
     for k in ("fftshift", "ifftshift"):
