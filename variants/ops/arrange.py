@@ -1,8 +1,8 @@
 """Rearranging arrays: np.tile, repeat (+ndarray.repeat), roll, rot90, fliplr,
-flipud, moveaxis, swapaxes (+ndarray.swapaxes), atleast_1d/2d/3d,
+flipud, moveaxis, swapaxes (+ndarray.swapaxes), matrix_transpose, atleast_1d/2d/3d,
 broadcast_to and resize.
 
-rot90, fliplr, flipud, moveaxis, swapaxes, atleast_Nd and broadcast_to are
+rot90, fliplr, flipud, moveaxis, swapaxes, matrix_transpose, atleast_Nd and broadcast_to are
 views, as in NumPy; the others make new arrays. Axes are compile-time
 constants (they decide the result's strides or rank); counts and shifts may
 be run-time values. C++ kernels: variants/include/everypath/ops/arrange.hpp.
@@ -207,6 +207,21 @@ def _perm_lower(ls: LowerSite) -> str:
     return f"ep::transpose_axes<{', '.join(map(str, order))}>({x})"
 
 
+def _mt_infer(site: Site) -> Type:
+    b = Bound(site, ("x",), "np.matrix_transpose")
+    a = operand(b, "x")
+    if a.ndim < 2:
+        raise TypingError(f"Input array must be at least 2-dimensional, but it is {a.ndim}")
+    return a
+
+
+def _mt_lower(ls: LowerSite) -> str:
+    a = _mt_infer(ls)  # type: ignore[arg-type]
+    b = Bound(ls, ("x",), "np.matrix_transpose")
+    order = [*range(a.ndim - 2), a.ndim - 1, a.ndim - 2]  # type: ignore[union-attr]
+    return f"ep::transpose_axes<{', '.join(map(str, order))}>({operand_expr(b, 'x')})"
+
+
 # ---- atleast_Nd / broadcast_to / resize ----------------------------------------------------
 
 # where the new axes of a 0-, 1-, 2-d array go (result rank, bit mask of new axes)
@@ -301,6 +316,7 @@ def declare(reg: Registry) -> None:
     add("numpy.flipud", np.flipud, *_flip_lr_ud("flipud"))
     add("numpy.moveaxis", np.moveaxis, _perm_infer, _perm_lower)
     add("numpy.swapaxes", np.swapaxes, _perm_infer, _perm_lower, ("ndarray.swapaxes",))
+    add("numpy.matrix_transpose", np.matrix_transpose, _mt_infer, _mt_lower)  # a view: the last two axes swapped
     for n in (1, 2, 3):
         add(f"numpy.atleast_{n}d", getattr(np, f"atleast_{n}d"), *_atleast(n))
     add("numpy.broadcast_to", np.broadcast_to, _bto_infer, _bto_lower)

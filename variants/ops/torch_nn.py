@@ -1,8 +1,8 @@
 """Products and torch.nn.functional: matmul/mm/bmm (and @ on tensors), F.linear, softmax and
 log_softmax, F.layer_norm, F.normalize, F.dropout (training=False), and the activations that take
-parameters: F.gelu (approximate='none' or 'tanh'), F.leaky_relu, F.elu, F.hardtanh.
+parameters: F.gelu (approximate='none' or 'tanh'), F.leaky_relu, F.elu, F.hardtanh, F.softplus.
 
-Parameterless activations (relu, silu, sigmoid, tanh) are element-wise and fuse: see torch_ops.py.
+Parameterless activations (relu, silu, hardswish, sigmoid, tanh) are element-wise and fuse: see torch_ops.py.
 Result dtypes come from torch itself (replaying the call on small tensors); shape mistakes raise
 torch's RuntimeError at run time (variants/include/everypath/ops/torch_nn.hpp, torch_tensor.hpp).
 """
@@ -171,6 +171,7 @@ _ACT = {  # key -> (parameter names after input, defaults, scalar function)
     "leaky_relu": (("negative_slope", "inplace"), {"negative_slope": 0.01}, "torch_leaky_relu"),
     "elu": (("alpha", "inplace"), {"alpha": 1.0}, "torch_elu"),
     "hardtanh": (("min_val", "max_val", "inplace"), {"min_val": -1.0, "max_val": 1.0}, "torch_clamp"),
+    "softplus": (("beta", "threshold"), {"beta": 1.0, "threshold": 20.0}, "torch_softplus"),
 }
 
 

@@ -188,7 +188,7 @@ def declare(reg: Registry) -> None:
     reg.add(Operator("torch.where", E, Ref("torch.where"),
                      elementwise_infer("torch.where", ("condition", "input", "other"), 3, {}), None, (OPS,),
                      elementwise=Ufunc(None, "where", None, 3), aliases=("tensor.where",)))
-    for name in ("relu", "silu"):  # F.relu(x, inplace=False), F.silu(x, inplace=False)
+    for name in ("relu", "silu", "hardswish"):  # F.relu(x, inplace=False), F.silu, F.hardswish
         key = f"torch.nn.functional.{name}"
         reg.add(Operator(key, E, Ref(key), elementwise_infer(key, ("input", "inplace"), 1, {"inplace": False}),
                          None, (OPS,), elementwise=Ufunc(None, f"torch_{name}", None, 1)))

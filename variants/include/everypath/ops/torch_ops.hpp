@@ -6,6 +6,7 @@
 //                    arithmetic is the same
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -54,6 +55,16 @@ inline T torch_gelu_tanh(T a) {
 }
 template <class T> inline T torch_leaky_relu(T a, T slope) { return a > T(0) ? a : a * slope; }
 template <class T> inline T torch_elu(T a, T alpha) { return a <= T(0) ? std::expm1(a) * alpha : a; }
+// ATen's softplus (past the threshold the input itself) and hardswish (x * relu6(x + 3) / 6)
+template <class T>
+inline T torch_softplus(T a, T beta, T threshold) {
+  return a * beta > threshold ? a : static_cast<T>(std::log1p(std::exp(a * beta))) / beta;
+}
+template <class T>
+inline T torch_hardswish(T a) {
+  const T r = std::min(std::max(a + T(3), T(0)), T(6));
+  return a * r / T(6);
+}
 
 // integer // and % by zero raise, as torch does; floats follow Python's floor rules (NumPy's too)
 template <class T>

@@ -184,5 +184,6 @@ Array<T, NO> cv_cvt_color(const Array<T, N>& src) {
 
 #include "imgproc_filter.hpp"
 #include "imgproc_geom.hpp"
+#include "imgproc_arith.hpp"
 
 #endif  // EP_HAVE_OPENCV
