@@ -66,6 +66,7 @@ def main() -> None:
                   ".venv/bin/everypath cpp examples/kernels.py:black_scholes")
     show_telemetry(console, started_ns)
     ship(console, funcs["rolling_mean"], rng.standard_normal(10_000), 7)
+    close_the_loop(console)
 
 
 def ship(console: Console, compiled, x: np.ndarray, window: int) -> None:
@@ -148,6 +149,106 @@ def show_telemetry(console: Console, since_ns: int) -> None:
                       f"{r['p50'] / 1e3:.1f} µs")
     console.print(table)
     console.print("Query it yourself: .venv/bin/everypath telemetry query \"SELECT * FROM op_latency\"")
+
+
+LOOP_SIZES = (1_000, 100_000)
+LOOP_ISAS = "native,baseline"  # each ISA level x thread count is measured as a device of its own
+LOOP_THREADS = "all,1"
+
+
+def _everypath(args: list[str], env: dict[str, str]) -> str:
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-m", "everypath.cli", *args], env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"everypath {' '.join(args)} failed ({p.returncode}):\n{p.stderr.strip()}")
+    return p.stdout
+
+
+def close_the_loop(console: Console) -> None:
+    """The loop the product is about, on a lake of its own: measure every variant of black_scholes's
+    operators on this host (autotune), fit the selector (retrain), print the table it promoted, then
+    run the function again in a new process and show its calls following that table."""
+    import json
+    import os
+    import shutil
+
+    from everypath.base.settings import Settings
+    from everypath.telemetry.device import process_device
+    from everypath.telemetry.views import query
+
+    settings = Settings.from_env()
+    root = settings.cache_dir / "demo-loop"
+    shutil.rmtree(root, ignore_errors=True)  # every demo starts the loop from an empty lake
+    lake, registry = root / "lake", root / "registry"
+    env = dict(os.environ, EVERYPATH_LAKE=str(lake), EVERYPATH_REGISTRY=str(registry), EVERYPATH_TELEMETRY="1")
+    target = str(Path(__file__).with_name("kernels.py")) + ":black_scholes"
+    with console.status(f"everypath autotune {Path(target).name} --isa {LOOP_ISAS} --threads {LOOP_THREADS} (every variant, "
+                        f"{len(LOOP_SIZES)} sizes)"):
+        rows = json.loads(_everypath(["autotune", target, "--sizes", ",".join(map(str, LOOP_SIZES)), "--isa",
+                                      LOOP_ISAS, "--threads", LOOP_THREADS, "--repeats", "3", "--json"], env))
+    with console.status("everypath selector retrain"):
+        out = json.loads(_everypath(["selector", "retrain", "--json"], env))
+    console.print(f"autotune measured {len(rows)} (call site, variant, size) medians; retrain: version "
+                  f"{out['version']}, top-1 {out['top1_score']:.2f}, closed gap {out['closed_gap']:.2f}, "
+                  f"promoted: {out['promoted']}")
+    table_file = registry / "current" / "selection_table.json"
+    if not out["promoted"]:
+        # one host's sweep is too little to judge a fleet model: retrain stores it without promoting;
+        # the demo puts the stored table in force explicitly, as an operator trying it on one machine would
+        stored = [p for p in sorted((registry / "models").glob("*/selection_table.json"))
+                  if json.loads(p.read_text()).get("version") == out["version"]]
+        if not stored:
+            console.print("retrain stored no selection table; the built-in thresholds keep choosing")
+            return
+        table_file = stored[0]
+        env["EVERYPATH_SELECTION_TABLE"] = str(table_file)
+        console.print(f"not promoted: {out.get('coverage') or 'see the metrics'}. The demo applies the stored "
+                      f"table with EVERYPATH_SELECTION_TABLE={table_file}")
+    doc = json.loads(table_file.read_text())
+    dc = str(process_device(settings)["device_class"])
+    entries = doc["tables"].get(dc) or doc["tables"].get("*", [])
+    medians: dict[tuple[str, str, int], float] = {}
+    for r in rows:
+        if r["status"] == "ok" and r["device_class"] == dc:
+            medians[(r["op"], r["variant"], r["size"])] = r["median_ns"]
+    t = Table(title=f"selection table {doc['version']} in force for this device class ({dc})")
+    for col in ("operator", "size range (elements)", "chosen variant", "measured gain vs loops"):
+        t.add_column(col, justify="right" if col == "measured gain vs loops" else "left")
+    for e in entries:
+        edges = [0, *e["bounds"], None]
+        for i, v in enumerate(e["variants"]):
+            lo, hi = edges[i], edges[i + 1]
+            sizes = [n for n in LOOP_SIZES if n >= lo and (hi is None or n < hi)]
+            gains = [medians[(e["op"], "loops", n)] / medians[(e["op"], v, n)] for n in sizes
+                     if (e["op"], "loops", n) in medians and (e["op"], v, n) in medians]
+            rng = f"{lo:,} .. {hi - 1:,}" if hi is not None else f"{lo:,} and more"
+            t.add_row(e["op"], rng, v, " / ".join(f"{g:.2f}x at {n:,}" for g, n in zip(gains, sizes)) or "-")
+    console.print(t)
+    since = time.time_ns()
+    with console.status("black_scholes again, in a new process: its calls follow the table"):
+        _rerun(env)
+    got = query(lake, "SELECT op, n_elements, variant, table_version, count(*) AS calls FROM calls "
+                "WHERE ts >= make_timestamp($1 // 1000) GROUP BY ALL ORDER BY op, n_elements", [since]).to_pylist()
+    followed = sum(r["calls"] for r in got if r["table_version"] == doc["version"])
+    total = sum(r["calls"] for r in got)
+    console.print(f"re-run: {followed} of {total} operator calls were chosen by table {doc['version']}")
+
+
+def _rerun(env: dict[str, str]) -> None:
+    import subprocess
+
+    code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); from examples import kernels as k\n"
+            "from everypath.telemetry.shim import flush_telemetry\n"
+            "rng = np.random.default_rng(1)\n"
+            f"for n in {LOOP_SIZES!r}:\n"
+            "    a = [rng.uniform(10, 50, n), rng.uniform(10, 50, n), rng.uniform(0.1, 2.0, n)]\n"
+            "    for _ in range(5): k.black_scholes(*a, 0.02, 0.3)\n"
+            "flush_telemetry()\n")
+    p = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent.parent)], env=env,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise SystemExit(f"the re-run failed ({p.returncode}):\n{p.stderr.strip()}")
 
 
 if __name__ == "__main__":
