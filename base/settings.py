@@ -69,7 +69,7 @@ class Settings:
     lake: Path = field(default_factory=_default_lake)
     flush_seconds: float = 5.0  # the background flusher publishes at least this often
     collector_url: str | None = None  # uploading is opt-in
-    selection_table: Path | None = None  # telemetry/table.py format; None: the built-in thresholds choose
+    selection_table: Path | None = None  # base/selection_table.py format; None: the built-in thresholds choose
     collector_token: str | None = None
     registry: Path = field(default_factory=_default_registry)  # selector models (docs/selector.md)
     # a restricted view of this host recorded as a device of its own ("+x86-64-v2+1t": telemetry/device.py

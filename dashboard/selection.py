@@ -2,7 +2,7 @@
 pandas over `queries.bucket_medians`, which already aggregated the lake).
 
 oracle  the variant with the lowest median latency in the bucket (ties: by name)
-chosen  what the current selection table (telemetry/table.py format) picks for the bucket's
+chosen  what the current selection table (base/selection_table.py format) picks for the bucket's
         lower edge 2^bucket (the exporter's bounds are powers of two, so one variant serves
         the whole bucket), when the lake measured that variant there; otherwise the variant the
         bucket's non-exploring calls used most (what the runtime actually ran)
@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from everypath.telemetry.table import SelectionTable, TableError, load_table
+from everypath.base.selection_table import SelectionTable, TableError, load_table
 
 
 class ChosenBy(str, enum.Enum):

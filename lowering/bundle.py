@@ -84,8 +84,8 @@ def function_info(pyfunc: types.FunctionType, name: str, signature: dict[str, An
 
 
 def read_table(path: Path) -> tuple[bytes, str]:
-    """A selection table file's bytes and version (telemetry/table.py format), checked enough to ship."""
-    from everypath.telemetry.table import FORMAT
+    """A selection table file's bytes and version (base/selection_table.py format), checked enough to ship."""
+    from everypath.base.selection_table import FORMAT
 
     try:
         data = Path(path).read_bytes()
@@ -95,7 +95,7 @@ def read_table(path: Path) -> tuple[bytes, str]:
     except ValueError as exc:
         raise BundleError(f"selection table {path} is not JSON ({exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise BundleError(f"selection table {path}: 'format' must be {FORMAT} (telemetry/table.py)")
+        raise BundleError(f"selection table {path}: 'format' must be {FORMAT} (base/selection_table.py)")
     version = doc.get("version")
     if not isinstance(version, str) or not version:
         raise BundleError(f"selection table {path}: 'version' must be a non-empty string")

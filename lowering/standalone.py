@@ -7,7 +7,7 @@ and describes the entry's signature as static data: one slot per flattened argum
 default), one per result. Inputs are members named after the parameters, tuple items
 NAME_0, NAME_1, ... numbered depth-first over the flattened items (None items have no slot,
 no member and no number); outputs `result`, or result_0, result_1, ... numbered the same way.
-A selection table (telemetry/table.py's JSON) is validated here, with the rules the Python
+A selection table (base/selection_table.py's JSON) is validated here, with the rules the Python
 host uses, and embedded pre-parsed: the executable needs no JSON parser, only its device class.
 """
 from __future__ import annotations
@@ -205,8 +205,8 @@ def _slots(params: list[tuple[dict[str, Any], list[Leaf]]]) -> tuple[list[str], 
 
 def table_source(table: str) -> list[str]:
     """C++ data of a selection table (format 1), every device class's entries validated by
-    telemetry.table.load_table: a table the Python host would refuse is refused at build time."""
-    from everypath.telemetry.table import TableError, load_table
+    base.selection_table.load_table: a table the Python host would refuse is refused at build time."""
+    from everypath.base.selection_table import TableError, load_table
 
     doc = json.loads(table)
     fd, tmp = tempfile.mkstemp(suffix=".json")

@@ -64,7 +64,7 @@ def _table_lines(table: str | None) -> list[str]:
     """C++ putting the selection table's "*" entries in force at attach (wasm has no device class yet)."""
     if not table:
         return []
-    from everypath.telemetry.table import load_table
+    from everypath.base.selection_table import load_table
 
     with tempfile.TemporaryDirectory() as d:  # load_table reads a file: it keeps the one validation
         p = Path(d) / "selection-table.json"
@@ -84,7 +84,7 @@ def _table_lines(table: str | None) -> list[str]:
 def wasm_exports_source(gen: Generated, unit_name: str, table: str | None) -> str:
     """C++ that includes the generated unit and exports what a wasm host needs to call it.
 
-    table: a selection table file's JSON text (telemetry/table.py), validated by the Python host's own
+    table: a selection table file's JSON text (base/selection_table.py), validated by the Python host's own
     rules; its "*" entries are put in force when the module starts (a wasm module cannot know its
     device class before the page runs it)."""
     asserts = "\n".join(f"static_assert({_LAYOUT_EXPR[k]} == {v}, \"wasm32 layout of {k}\");"

@@ -1,4 +1,4 @@
-"""Export: score the grid at retrain time and write a selection table (telemetry/table.py's
+"""Export: score the grid at retrain time and write a selection table (base/selection_table.py's
 format) so the runtime never calls the model.
 
 Grid: every device class in the training rows x every operator x n_elements buckets

@@ -187,7 +187,7 @@ class Shim:
     @staticmethod
     def _apply_table(path: Path, device_class: str) -> None:
         from everypath.lowering import _runtime
-        from everypath.telemetry.table import TableError, load_table
+        from everypath.base.selection_table import TableError, load_table
 
         try:
             table = load_table(path, device_class)

@@ -122,7 +122,7 @@ def test_a_table_the_python_host_would_refuse_is_refused_at_build_time() -> None
     from everypath.base.settings import Settings
     from everypath.lowering.pipeline import generate
     from everypath.lowering.standalone import main_source
-    from everypath.telemetry.table import TableError
+    from everypath.base.selection_table import TableError
 
     gen = generate(sx.safe_log, Settings.from_env({"EVERYPATH_TELEMETRY": "0"}))
     bad = {"format": 1, "version": "v", "tables": {"*": [{"op": "numpy.log", "bounds": [5], "variants": ["loops"]}]}}

@@ -17,7 +17,7 @@ from everypath.selector.registry import Registry, RegistryError
 from everypath.selector.retrain import RetrainConfig, load_rows, retrain
 from everypath.selector.simulate import SimConfig, registry_variants, simulate, simulate_into
 from everypath.telemetry.schema import CALLS_SCHEMA, check_schema
-from everypath.telemetry.table import load_table
+from everypath.base.selection_table import load_table
 
 CFG = SimConfig(devices=40, rows=200_000, seed=0)
 

@@ -1,4 +1,4 @@
-"""Selection table files (telemetry/table.py): what the shim loads, and the errors that name
+"""Selection table files (base/selection_table.py): what the shim loads, and the errors that name
 the file and the entry when a file cannot be used."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from everypath.telemetry.table import TableError, load_table
+from everypath.base.selection_table import TableError, load_table
 
 
 def _write(tmp_path: Path, doc: object) -> Path:
