@@ -41,7 +41,7 @@ struct Result {
   int32_t kind, dtype, ndim;
 };
 
-// A selection table (telemetry/table.py), validated and pre-parsed at build time.
+// A selection table (base/selection_table.py), validated and pre-parsed at build time.
 struct TableEntry {
   const char* op;
   const int64_t* bounds;
