@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from everypath.telemetry.records import CallSite, _numbers, _repeat, _strings, arrow_kernel
+from everypath.telemetry.records import CallSite, _numbers, _repeat, arrow_kernel, site_columns
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -117,15 +117,7 @@ def to_batch(rows: AggregateRows, sites: Sequence[CallSite], device: dict[str, o
     from everypath.telemetry.schema import AGGREGATES_SCHEMA
 
     n = len(rows)
-    site_ix = rows.site.astype(np.int64)
-    if n and (site_ix.min() < 0 or site_ix.max() >= len(sites)):
-        raise ValueError(f"aggregate refers to call site {int(site_ix.max())}, but only {len(sites)} are registered")
-    site_col = _numbers(site_ix, np.int32, pa.int32())
-
-    def per_site(attr: str) -> pa.Array:
-        return arrow_kernel("take", _strings([getattr(s, attr) for s in sites]), site_col)
-
-    variants = [sites[int(s)].variants[int(v)] for s, v in zip(site_ix, rows.variant)]
+    per_site, variant_col = site_columns(rows.site, rows.variant, sites, "aggregate")
     offsets = _numbers(rows.hist_offsets, np.int32, pa.int32())
     ts_type = pa.timestamp("ns", tz="UTC")
     cols: dict[str, pa.Array] = {
@@ -133,7 +125,7 @@ def to_batch(rows: AggregateRows, sites: Sequence[CallSite], device: dict[str, o
         "start": _numbers(np.full(n, rows.start_ns), np.int64, ts_type),
         "function": per_site("function"), "bundle_id": per_site("bundle_id"),
         "bundle_version": per_site("bundle_version"), "op": per_site("op"), "call_site": per_site("call_site"),
-        "variant": _strings(variants), "dtype": per_site("dtype"),
+        "variant": variant_col, "dtype": per_site("dtype"),
         "size_bucket": _numbers(rows.size_bucket, np.int16, pa.int16()),
         "count": _numbers(rows.count, np.int64, pa.int64()), "timed": _numbers(rows.timed, np.int64, pa.int64()),
         "sum_ns": _numbers(rows.sum_ns, np.int64, pa.int64()),

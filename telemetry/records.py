@@ -14,7 +14,7 @@ arrow_kernel, which skips pyarrow.compute's Python wrappers (~70 ms to import).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +66,34 @@ class RawCalls:
         return int(self.ts_ns.shape[0])
 
 
+def site_columns(site: np.ndarray, variant: np.ndarray, sites: Sequence[CallSite], what: str
+                 ) -> tuple[Callable[[str], pa.Array], pa.Array]:
+    """For rows naming (call site, variant index): a function giving a per-site string column by
+    CallSite attribute, and the variant name column, both through one take (no per-row Python).
+    Rows naming a site or variant that is not registered raise ValueError (`what` names the rows)."""
+    import pyarrow as pa
+
+    n = len(site)
+    site_ix = site.astype(np.int64)
+    if n and (site_ix.min() < 0 or site_ix.max() >= len(sites)):
+        raise ValueError(f"{what} refers to call site {int(site_ix.max())}, but only {len(sites)} are registered")
+    site_col = _numbers(site_ix, np.int32, pa.int32())
+
+    def per_site(attr: str) -> pa.Array:
+        return arrow_kernel("take", _strings([getattr(s, attr) for s in sites]), site_col)
+
+    # variant names through one dictionary of every (site, variant) pair
+    starts = np.zeros(len(sites) + 1, dtype=np.int64)
+    np.cumsum([len(s.variants) for s in sites], out=starts[1:])
+    var = variant.astype(np.int64)
+    if n and (var.min() < 0 or (var >= np.diff(starts)[site_ix]).any()):
+        bad = int(np.flatnonzero((var < 0) | (var >= np.diff(starts)[site_ix]))[0])
+        raise ValueError(f"{what} {bad} names variant {int(var[bad])} of call site {int(site_ix[bad])}, "
+                         f"which has {len(sites[site_ix[bad]].variants)}")
+    names = _strings([v for s in sites for v in s.variants])
+    return per_site, arrow_kernel("take", names, _numbers(starts[:-1][site_ix] + var, np.int32, pa.int32()))
+
+
 def to_batch(raw: RawCalls, sites: list[CallSite], device: dict[str, object]) -> pa.RecordBatch:
     """Arrow rows of the calls schema for raw records; device holds the DEVICE_FIELDS values."""
     import pyarrow as pa
@@ -73,24 +101,7 @@ def to_batch(raw: RawCalls, sites: list[CallSite], device: dict[str, object]) ->
     from everypath.telemetry.schema import CALLS_SCHEMA
 
     n = len(raw)
-    site_ix = raw.site.astype(np.int64)
-    if n and (site_ix.min() < 0 or site_ix.max() >= len(sites)):
-        raise ValueError(f"record refers to call site {int(site_ix.max())}, but only {len(sites)} are registered")
-    site_col = _numbers(site_ix, np.int32, pa.int32())
-
-    def per_site(attr: str) -> pa.Array:
-        return arrow_kernel("take", _strings([getattr(s, attr) for s in sites]), site_col)
-
-    # variant names through one dictionary of every (site, variant) pair: no per-row Python
-    starts = np.zeros(len(sites) + 1, dtype=np.int64)
-    np.cumsum([len(s.variants) for s in sites], out=starts[1:])
-    var = raw.variant.astype(np.int64)
-    if n and (var.min() < 0 or (var >= np.diff(starts)[site_ix]).any()):
-        bad = int(np.flatnonzero((var < 0) | (var >= np.diff(starts)[site_ix]))[0])
-        raise ValueError(f"record {bad} names variant {int(var[bad])} of call site {int(site_ix[bad])}, "
-                         f"which has {len(sites[site_ix[bad]].variants)}")
-    names = _strings([v for s in sites for v in s.variants])
-    variant_col = arrow_kernel("take", names, _numbers(starts[:-1][site_ix] + var, np.int32, pa.int32()))
+    per_site, variant_col = site_columns(raw.site, raw.variant, sites, "record")
     dims = np.minimum(raw.ndim.astype(np.int64), MAX_DIMS)
     offsets = np.zeros(n + 1, dtype=np.int32)
     np.cumsum(dims, out=offsets[1:])
