@@ -47,8 +47,12 @@ def _on_path(name: str) -> bool:
 
 
 _SPARK_TYPES = {"string": "STRING", "int64": "BIGINT", "int32": "INT", "int16": "SMALLINT", "int8": "TINYINT",
-                "float": "FLOAT", "double": "DOUBLE", "bool": "BOOLEAN", "date32[day]": "DATE",
-                "list<item: int64>": "ARRAY<BIGINT>"}
+                "float": "FLOAT", "double": "DOUBLE", "bool": "BOOLEAN", "list<item: int64>": "ARRAY<BIGINT>"}
+
+
+def _spark_type(arrow_type: object) -> str:
+    name = str(arrow_type)
+    return "BIGINT" if name.startswith("timestamp") else _SPARK_TYPES[name]  # nanoseconds: see calls_dataframe
 
 
 def calls_dataframe(spark: Any, lake: str, columns: tuple[str, ...]) -> Any:
@@ -59,13 +63,9 @@ def calls_dataframe(spark: Any, lake: str, columns: tuple[str, ...]) -> Any:
     from everypath.telemetry.schema import CALLS_SCHEMA
 
     spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
-    ddl = []
-    for name in columns:
-        t = CALLS_SCHEMA.field(name).type if name != "date" else None
-        ddl.append(f"{name} {'BIGINT' if t is not None and str(t).startswith('timestamp') else _SPARK_TYPES[str(t) if t is not None else 'date32[day]']}")
-    for part in ("date", "device_class"):
-        if part not in columns:
-            ddl.append(f"{part} {'DATE' if part == 'date' else 'STRING'}")
+    partitions = {"date": "DATE", "device_class": "STRING"}
+    ddl = [f"{name} {partitions.get(name) or _spark_type(CALLS_SCHEMA.field(name).type)}" for name in columns]
+    ddl += [f"{name} {t}" for name, t in partitions.items() if name not in columns]
     reader = spark.read.schema(", ".join(ddl))
     if "://" in lake:
         return reader.option("basePath", f"{lake.rstrip('/')}/calls").parquet(f"{lake.rstrip('/')}/calls")
