@@ -8,7 +8,9 @@ DEB_PACKAGES := g++ make pkg-config libxsimd-dev libopencv-imgproc-dev libfftw3-
   openjdk-17-jdk-headless nodejs
 # zig (PyPI ziglang) keeps its libc/libc++ builds here, outside the checkout, so clean clones share them
 export EVERYPATH_ZIG_CACHE ?= $(HOME)/.cache/everypath/zig
-ZIG_WARM := $(EVERYPATH_ZIG_CACHE)/.warm-v1
+# keyed on what decides the builds (targets, flags, the zig version in setup.py), not on the checkout's mtimes:
+# a clean clone whose files match finds the stamp and skips warming
+ZIG_WARM := $(EVERYPATH_ZIG_CACHE)/.warm-$(shell cat lowering/targets.py lowering/toolchain.py setup.py pyproject.toml | sha1sum | cut -c1-12)
 export EVERYPATH_CACHE ?= $(CURDIR)/.everypath-cache
 # PySpark ships as a 450 MB sdist: its wheel is built once per machine and installed from here
 WHEELS := $(HOME)/.cache/everypath/wheels
@@ -34,7 +36,7 @@ $(STAMP): pyproject.toml setup.py $(wildcard lowering/runtime/*)
 	@$(PY) -c "import everypath, everypath.lowering._runtime, everypath.lowering._dispatch, pyspark" && touch $(STAMP)
 
 # the first build per cross target compiles its libc/libc++ (minutes each on 2 cores): once per machine
-$(ZIG_WARM): $(STAMP) lowering/targets.py lowering/toolchain.py
+$(ZIG_WARM): | $(STAMP)
 	@echo "warming zig's cache for every cross target (first time on this machine: several minutes)"
 	@$(PY) -m everypath.lowering.toolchain --warm
 	@touch $(ZIG_WARM)

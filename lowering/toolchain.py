@@ -2,7 +2,8 @@
 
 zig's first build per (target, CPU, kind) compiles libc/libc++ for minutes; its cache lives in one stable
 folder (Settings.zig_cache, EVERYPATH_ZIG_CACHE) so every later build takes seconds, and `make setup`
-warms it (`python -m lowering.toolchain --warm`).
+warms it (`python -m lowering.toolchain --warm`). zig keys those builds on its lib folder's path, so every
+checkout's zig reads one copy of that folder per zig version in the cache (`stable_lib_dir`).
 """
 from __future__ import annotations
 
@@ -48,7 +49,37 @@ def zig_cache_dir() -> Path:
 def zig_env() -> dict[str, str]:
     cache = zig_cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    return {**os.environ, "ZIG_GLOBAL_CACHE_DIR": str(cache), "ZIG_LOCAL_CACHE_DIR": str(cache / "local")}
+    return {**os.environ, "ZIG_GLOBAL_CACHE_DIR": str(cache), "ZIG_LOCAL_CACHE_DIR": str(cache / "local"),
+            "ZIG_LIB_DIR": str(stable_lib_dir(cache))}
+
+
+@functools.lru_cache(maxsize=4)
+def stable_lib_dir(cache: Path) -> Path:
+    """zig's lib folder (libc/libc++ sources) copied once per zig version to a fixed path in its cache.
+
+    zig keys its libc/libc++ builds on the lib folder's path, and the wheel's lib lies inside each
+    checkout's .venv: every clean clone would rebuild libc/libc++ for every target (~2 minutes each)."""
+    import importlib.metadata
+
+    import ziglang
+
+    src = Path(ziglang.__file__).resolve().parent / "lib"
+    dst = cache / f"lib-{importlib.metadata.version('ziglang')}"
+    if (dst / ".complete").is_file():
+        return dst
+    tmp = Path(tempfile.mkdtemp(prefix="lib-", dir=cache))
+    try:
+        shutil.copytree(src, tmp / "lib", symlinks=True)
+        (tmp / "lib" / ".complete").touch()
+        try:
+            os.rename(tmp / "lib", dst)
+        except OSError:  # another process finished first (or a stale incomplete copy is in the way)
+            if not (dst / ".complete").is_file():
+                shutil.rmtree(dst, ignore_errors=True)
+                os.rename(tmp / "lib", dst)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return dst
 
 
 @functools.lru_cache(maxsize=1)

@@ -78,3 +78,21 @@ def test_native_linux_targets_follow_the_cpus_level() -> None:
     assert [t.name for t in native_linux("x86_64", "x86-64-v1")] == ["linux-x86_64-baseline"]
     assert [t.name for t in native_linux("aarch64", "armv8.2")] == ["linux-arm64"]  # a level above the table's
     assert native_linux("wasm32", "wasm32") == ()
+
+
+def test_zig_builds_share_one_lib_folder_whatever_the_checkout(tmp_path: Path) -> None:
+    """zig keys its libc/libc++ builds on its lib folder's path: the toolchain points every checkout's zig at
+    one copy per zig version inside the zig cache, so a clean clone reuses the machine's libc/libc++ builds."""
+    import importlib.metadata
+
+    import ziglang
+
+    from everypath.lowering.toolchain import stable_lib_dir, zig_env
+
+    lib = stable_lib_dir(tmp_path)
+    assert lib == tmp_path / f"lib-{importlib.metadata.version('ziglang')}" and (lib / ".complete").is_file()
+    src = Path(ziglang.__file__).resolve().parent / "lib"
+    assert sorted(p.name for p in src.iterdir()) == sorted(p.name for p in lib.iterdir() if p.name != ".complete")
+    assert stable_lib_dir.__wrapped__(tmp_path) == lib  # a second process finds the copy and copies nothing
+    assert [p.name for p in tmp_path.iterdir()] == [lib.name]  # no half copies left behind
+    assert Path(zig_env()["ZIG_LIB_DIR"]).parent == Path(zig_env()["ZIG_GLOBAL_CACHE_DIR"])

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,6 @@ if str(ROOT) not in sys.path:  # run as a script
     sys.path.insert(0, str(ROOT))
 INCLUDE = ROOT / "variants" / "include"
 XSIMD = Path("/usr/include/xsimd")
-ZIG_CACHE = Path.home() / ".cache" / "everypath" / "zig"
 
 COMMON = ("-std=c++20", "-O2", "-fwrapv", "-fno-math-errno", "-ffp-contract=off", "-fvisibility=hidden", "-w")
 
@@ -81,9 +79,11 @@ def zig_available() -> bool:
 
 
 def zig_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env.setdefault("ZIG_GLOBAL_CACHE_DIR", str(ZIG_CACHE))
-    return env
+    """The toolchain's own zig environment: the shared cache and its stable lib folder (libc/libc++ builds
+    keyed on that path are reused, not rebuilt per checkout)."""
+    from everypath.lowering.toolchain import zig_env as toolchain_zig_env
+
+    return toolchain_zig_env()
 
 
 def xsimd_dir(base: Path | None = None) -> Path | None:
