@@ -2,6 +2,7 @@
 and DeviceVariant (a restricted view of a host, as settings and autotune name it)."""
 from __future__ import annotations
 
+import platform
 from dataclasses import dataclass
 
 # psABI x86-64 micro-architecture levels, by /proc/cpuinfo flag names
@@ -73,3 +74,37 @@ class DeviceVariant:
                 raise ValueError(f"device variant {text!r}: {part!r} is neither an x86-64 level "
                                  f"({', '.join(LEVEL_FLAGS)}) nor a thread count like '1t'")
         return DeviceVariant(isa, threads)
+
+
+def cpuinfo() -> dict[str, str]:
+    """The first processor block of /proc/cpuinfo (empty where there is none). Read line by line up
+    to its end: the kernel makes the text as it is read, and a many-core host's is long."""
+    out: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    if out:
+                        break
+                    continue
+                k, _, v = line.partition(":")
+                out.setdefault(k.strip().lower(), v.strip())
+    except OSError:
+        return {}
+    return out
+
+
+def machine_arch() -> str:
+    """This machine's architecture as compilers and the artifacts name it (x86_64, aarch64)."""
+    m = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(m, m)
+
+
+def cpu_flags(info: dict[str, str] | None = None) -> set[str]:
+    """This CPU's feature flags as /proc/cpuinfo names them (aarch64: neon added, asimd read as neon)."""
+    info = cpuinfo() if info is None else info
+    raw = set((info.get("flags") or info.get("features") or "").split())
+    if machine_arch() == "aarch64":
+        raw |= {"neon"}  # always present on aarch64 (AdvSIMD is mandatory)
+        raw |= {ARM_FLAGS[f] for f in raw if f in ARM_FLAGS}
+    return raw

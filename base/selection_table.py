@@ -26,6 +26,15 @@ from pathlib import Path
 FORMAT = 1
 
 
+def table_in_force(selection_table: Path | None, registry: Path) -> Path | None:
+    """The table to put in force: the configured file (Settings.selection_table), else the one
+    `everypath selector retrain` promoted into the model registry (Settings.registry), if any."""
+    if selection_table is not None:
+        return selection_table
+    promoted = registry / "current" / "selection_table.json"
+    return promoted if promoted.is_file() else None
+
+
 class TableError(ValueError):
     """A selection table file that cannot be used (the message names the file and the problem)."""
 

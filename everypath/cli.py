@@ -16,6 +16,7 @@ def _mount() -> None:
     from everypath.lowering.cache_cli import cache_group
     from everypath.lowering.cli import compile_cmd, cpp_cmd, trace_cmd
     from everypath.variants.cli import ops_group
+    from everypath.lowering import opbench  # noqa: F401 - adds `ops bench`
 
     from everypath.telemetry.cli import telemetry_group
     from everypath.telemetry import rollup_cli  # noqa: F401 - adds `telemetry rollup`

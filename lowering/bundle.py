@@ -107,9 +107,9 @@ def table_in_force(table: Path | None, settings: Any) -> Path | None:
     `everypath selector retrain` promoted into the registry), else none."""
     if table is not None:
         return Path(table)
-    from everypath.telemetry.shim import Shim
+    from everypath.base.selection_table import table_in_force as configured
 
-    return Shim._table_path(settings)
+    return configured(settings.selection_table, settings.registry)
 
 
 def _operators(ops: tuple[Any, ...]) -> list[dict[str, Any]]:

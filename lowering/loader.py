@@ -16,7 +16,7 @@ import platform
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from everypath.base.settings import Settings
 from everypath.lowering.bundle import Bundle, BundleError, open_bundle
@@ -43,9 +43,9 @@ class Host:
 
 def host() -> Host:
     """This device (tests monkeypatch it to play a smaller CPU)."""
-    from everypath.telemetry.device import _arch, cpu_flags, isa_level
+    from everypath.base.isa import cpu_flags, isa_level, machine_arch
 
-    arch = _arch()
+    arch = machine_arch()
     return Host(platform.system().lower(), arch, isa_level(arch, cpu_flags()))
 
 
@@ -174,21 +174,13 @@ def _table(b: Bundle, settings: Settings) -> Path | None:
     return extract(b, rec["path"], rec["sha256"], settings) if rec else None  # tampered: the bundle is refused
 
 
-def _apply_table(b: Bundle, path: Path, settings: Settings) -> None:
-    from everypath.telemetry.device import process_device
-    from everypath.telemetry.shim import Shim
+def load(path: str | os.PathLike, key: Any = None, settings: Settings | None = None,
+         start: Callable[[Settings, Path | None], None] | None = None) -> LoadedFunction:
+    """The shared library of a bundle for this device, verified and bound (see the module's doc).
 
-    try:
-        Shim._apply_table(path, str(process_device(settings)["device_class"]))
-    except Exception:  # noqa: BLE001 - like the shim: a table that cannot serve never breaks the call
-        import logging  # here: a first call's path need not load logging for a message it may never say
-
-        logging.getLogger("everypath.bundle").exception(
-            "everypath.load: cannot apply %s's selection table; the built-in thresholds choose", b.path)
-
-
-def load(path: str | os.PathLike, key: Any = None, settings: Settings | None = None) -> LoadedFunction:
-    """The shared library of a bundle for this device, verified and bound (see the module's doc)."""
+    `start(settings, table)` runs once everything is verified and before the library is loaded: the
+    public everypath.load starts telemetry there and puts the bundle's selection table in force (a later
+    stage's work, injected so this layer does not import it)."""
     settings = settings or Settings.from_env()
     b = open_bundle(path, key)  # the signature first, when a key is given
     art = choose(b, (ArtifactKind.SHARED,))
@@ -196,11 +188,8 @@ def load(path: str | os.PathLike, key: Any = None, settings: Settings | None = N
     table = _table(b, settings)  # every entry it uses is checked before any of its code runs
     sig = runtime_signature(b.manifest)
     settings.apply_openmp_defaults()
-    from everypath.telemetry.shim import start_telemetry
-
-    start_telemetry(settings)  # once per process, as compiled functions do
-    if table is not None:  # after the start: the bundle's table wins over a promoted one
-        _apply_table(b, table, settings)
+    if start is not None:
+        start(settings, table)
     from everypath.lowering.torch_boundary import wrap
     from everypath.lowering import _runtime
 

@@ -94,12 +94,12 @@ class Sweep:
         self.rt.telemetry_set_table(f"autotune:{self.run_id}:{label}", [(op, [], [variant]) for op in ops])
 
     def run(self, targets: list[Target]) -> None:
-        import everypath
+        from everypath.lowering.compiled import CompiledFunction, CompileOptions
 
         stop_telemetry()  # a flusher of this process would drain the hub under us
         rng = np.random.default_rng(self.cfg.seed)
         for t in targets:
-            fn = everypath.compile(t.fn, settings=self.settings)
+            fn = CompiledFunction(t.fn, CompileOptions(), self.settings)  # telemetry: this run's own hub
             for size in self.cfg.sizes:
                 self._size(t, fn, size, t.inputs(size, rng))
         self._quiet()

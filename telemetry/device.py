@@ -20,7 +20,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from everypath.base.isa import ARM_FLAGS, LEVEL_FLAGS, RELEVANT_FLAGS, DeviceVariant, isa_level
+from everypath.base.isa import LEVEL_FLAGS, RELEVANT_FLAGS, DeviceVariant, cpu_flags, isa_level
+from everypath.base.isa import cpuinfo as _cpuinfo
+from everypath.base.isa import machine_arch as _arch
 
 if TYPE_CHECKING:
     from everypath.base.settings import Settings
@@ -32,38 +34,6 @@ _cache: dict[tuple[str, str], dict[str, object]] = {}  # (runtime, lake): the fu
 _classes: dict[str, dict[str, object]] = {}  # runtime: the class fields alone
 # Linux: what exists once the NVIDIA kernel driver is loaded (nvidia-smi cannot work without it)
 _NVIDIA_DRIVER = ("/proc/driver/nvidia", "/dev/nvidiactl")
-
-
-def _cpuinfo() -> dict[str, str]:
-    """The first processor block of /proc/cpuinfo (empty where there is none). Read line by line up
-    to its end: the kernel makes the text as it is read, and a many-core host's is long."""
-    out: dict[str, str] = {}
-    try:
-        with open("/proc/cpuinfo", errors="replace") as f:
-            for line in f:
-                if not line.strip():
-                    if out:
-                        break
-                    continue
-                k, _, v = line.partition(":")
-                out.setdefault(k.strip().lower(), v.strip())
-    except OSError:
-        return {}
-    return out
-
-
-def _arch() -> str:
-    m = platform.machine().lower()
-    return {"amd64": "x86_64", "arm64": "aarch64"}.get(m, m)
-
-
-def cpu_flags(info: dict[str, str] | None = None) -> set[str]:
-    info = _cpuinfo() if info is None else info
-    raw = set((info.get("flags") or info.get("features") or "").split())
-    if _arch() == "aarch64":
-        raw |= {"neon"}  # always present on aarch64 (AdvSIMD is mandatory)
-        raw |= {ARM_FLAGS[f] for f in raw if f in ARM_FLAGS}
-    return raw
 
 
 def _caches() -> dict[str, int | None]:

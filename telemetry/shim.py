@@ -177,12 +177,9 @@ class Shim:
 
     @staticmethod
     def _table_path(settings: Settings) -> Path | None:
-        """The table to put in force: the configured file, else the one `everypath selector
-        retrain` promoted into the registry (if any)."""
-        if settings.selection_table is not None:
-            return settings.selection_table
-        promoted = settings.registry / "current" / "selection_table.json"
-        return promoted if promoted.is_file() else None
+        from everypath.base.selection_table import table_in_force
+
+        return table_in_force(settings.selection_table, settings.registry)
 
     @staticmethod
     def _apply_table(path: Path, device_class: str) -> None:

@@ -145,7 +145,7 @@ def unwrap_compiled(obj: Any) -> Any:
 
 
 def is_compiled(obj: Any) -> bool:
-    """obj is an everypath.api.CompiledFunction (known by its class marker: the public face is a later layer)."""
+    """obj is a lowering.compiled.CompiledFunction (known by its class marker: lowering is a later layer)."""
     return bool(getattr(type(obj), "__everypath_compiled__", False))
 
 

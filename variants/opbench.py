@@ -1,23 +1,14 @@
-"""`everypath ops bench OP`: every available variant of one operator, side by side.
-
-Each path is compiled separately (Settings.force_path) from a one-line kernel
-calling the operator, and timed against the Python reference (NumPy) in the
-same process on the same inputs: best-of-repeats of back-to-back calls, so the
-ratios are what matters, not the absolute times.
-"""
+"""Recipes: a one-line kernel calling an operator and its inputs per size, for measuring its variants
+(`everypath ops bench`, lowering/opbench.py; `everypath autotune`; bench/paths)."""
 from __future__ import annotations
 
 import importlib.util
-import tempfile
-import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 
-from everypath.base.settings import Settings
-from everypath.variants.availability import available
 from everypath.variants.registry import Family, Operator
 
 
@@ -27,14 +18,6 @@ class Recipe:
 
     source: str  # defines `kernel`
     inputs: Callable[[int, np.random.Generator], tuple[Any, ...]]
-
-
-@dataclass(frozen=True)
-class Timing:
-    path: str
-    size: int
-    seconds: float | None  # None: the variant failed (error holds why)
-    error: str | None = None
 
 
 def _name(op: Operator) -> str:
@@ -147,7 +130,7 @@ def linalg_recipe(key: str, dtype: str) -> Recipe:
     return Recipe(source, inputs)
 
 
-def _load(source: str, where: Path) -> Callable[..., Any]:
+def load_recipe(source: str, where: Path) -> Callable[..., Any]:
     path = where / "ep_opbench_kernel.py"
     path.write_text(source)
     spec = importlib.util.spec_from_file_location("ep_opbench_kernel", path)
@@ -155,43 +138,3 @@ def _load(source: str, where: Path) -> Callable[..., Any]:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod.kernel
-
-
-def _best(fn: Callable[..., Any], args: tuple[Any, ...], budget: float = 0.2) -> float:
-    fn(*args)
-    best = float("inf")
-    deadline = time.perf_counter() + budget
-    reps = 0
-    while reps < 5 or (time.perf_counter() < deadline and reps < 1000):
-        t = time.perf_counter()
-        fn(*args)
-        best = min(best, time.perf_counter() - t)
-        reps += 1
-    return best
-
-
-def bench(op: Operator, sizes: list[int], settings: Settings, dtype: str = "float64",
-          progress: Callable[[str], None] = lambda s: None, axis: int | None = None) -> list[Timing]:
-    """Time the reference and every available path of op at each size."""
-    import everypath
-
-    rec = recipe(op, dtype, axis)
-    out: list[Timing] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        ref = _load(rec.source, Path(tmp))
-        paths = [v.path for v in op.variants if available(v)[0]]
-        compiled = {p: everypath.compile(ref, settings=replace(settings, force_path=p)) for p in paths}
-        rng = np.random.default_rng(0)
-        for n in sizes:
-            args = rec.inputs(n, rng)
-            out.append(Timing("reference", n, _best(ref, args)))
-            for p, fn in compiled.items():
-                progress(f"{op.key} {p} n={n}")
-                try:
-                    got = fn(*args)
-                    np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(ref(*args), dtype=float),
-                                               rtol=1e-4, atol=1e-6 * max(n, 1))
-                    out.append(Timing(p, n, _best(fn, args)))
-                except Exception as exc:  # a failing variant is data, not a crash of the benchmark
-                    out.append(Timing(p, n, None, f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"))
-    return out

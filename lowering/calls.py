@@ -1,5 +1,5 @@
 """The Python side of a compiled function's calls: what a build is bound to, and what the C entry
-(everypath.lowering._dispatch, see everypath/api.py) is told it may call without Python.
+(everypath.lowering._dispatch, see lowering/compiled.py) is told it may call without Python.
 
 An open signature has one build per argument types; the key that picks it is read cheaply on every
 call on the Python path (fast_key) and, for calls the C entry checks itself, compiled to a form it
