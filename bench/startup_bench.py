@@ -154,9 +154,13 @@ def startup(runs: int) -> list[dict[str, object]]:
             print(f"{label:26} {row['first_s']:13.1f} {row['first_cpu_s']:7.1f} {own / 30:6.2f} "
                   f"{row['exit_s']:8.1f} {row['exit_cpu_s']:7.1f} {row['exit_s'] / 50:6.2f}  "
                   f"{', '.join(row['heavy']) or '-'}")
-        lake = root / "lake" / "calls"
-        print(f"lake parts written: {len(list(lake.glob('*/*/*.parquet')))} (array calls with telemetry on: "
-              f"{runs})")
+        lake = root / "lake"
+        journals = len(list((lake / "journal").glob("*.npz")))  # exits write the journal, not Parquet
+        from everypath.telemetry.lake import Lake
+
+        parts = len(Lake(lake).files())  # a reader publishes the journals first
+        print(f"exit journals written: {journals}, lake parts after a reader published them: {parts} "
+              f"(processes with array calls and telemetry on: {runs})")
     return rows
 
 

@@ -148,8 +148,9 @@ def file_schema() -> pa.Schema:
     return pa.schema([f for f in AGGREGATES_SCHEMA if f.name != "device_class"], metadata=AGGREGATES_SCHEMA.metadata)
 
 
-def publish(lake: Lake, table: pa.Table, *, date: dt.date | None = None) -> list[Path]:
-    """Publish aggregate rows atomically, one part per device class (as Lake.publish does calls)."""
+def publish(lake: Lake, table: pa.Table, *, date: dt.date | None = None, name: str | None = None) -> list[Path]:
+    """Publish aggregate rows atomically, one part per device class (as Lake.publish does calls). With a
+    name (a replayed journal) each part is exclusive: publishing the same name again writes nothing."""
     import pyarrow as pa
 
     from everypath.telemetry.lake import write_parquet
@@ -167,7 +168,8 @@ def publish(lake: Lake, table: pa.Table, *, date: dt.date | None = None) -> list
 
             part = table.filter(pc.equal(table.column("device_class"), dc))
         part = pa.Table.from_arrays(part.drop_columns(["device_class"]).columns, schema=schema)
-        p = write_parquet(part, lake.aggregates_dir(day, dc), f"part-{uuid.uuid4().hex}.parquet", exclusive=False)
+        fname = f"part-b-{name}.parquet" if name else f"part-{uuid.uuid4().hex}.parquet"
+        p = write_parquet(part, lake.aggregates_dir(day, dc), fname, exclusive=name is not None)
         if p is not None:
             paths.append(p)
     return paths

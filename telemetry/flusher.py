@@ -15,16 +15,20 @@ Drained records stay NumPy columns (RawCalls) until a publish converts them: the
 is what imports pyarrow and the lake (issue 13: a process that records nothing, or exits before
 its first publish, never loads them on its way). The lake and the device fields may be given
 as factories for the same reason; they are called at the first publish. Exit never waits on the
-timer: close() wakes the thread, drains once more and writes what is left.
+timer: close() wakes the thread, drains once more and writes what is left: published, once this
+process has published; else into the exit journal (telemetry/journal.py, NumPy only), which the lake's
+next reader or writer publishes, so a short-lived process never imports pyarrow on its way out.
 """
 from __future__ import annotations
 
 import atexit
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +81,7 @@ class Flusher:
         self.errors = 0  # failures logged (drain, conversion or publish)
         self.dropped = 0  # rows discarded because publishing kept failing and the buffer was full
         self.published_rows = 0
+        self.journaled_rows = 0  # rows of the last drain written to the exit journal (not yet in the lake)
         # drained pieces, (RawCalls, sites) until a publish converts them to Arrow batches (kept as such
         # when that publish fails, for the retry)
         self._buf: list[tuple[RawCalls, list[CallSite]] | pa.RecordBatch] = []
@@ -200,6 +205,11 @@ class Flusher:
         self.published_rows += self._buf_rows
         self._buf, self._buf_rows = [], 0
         self._last_publish = time.monotonic()
+        try:
+            self.lake.settle()  # exit journals other processes left (telemetry/journal.py)
+        except Exception:  # noqa: BLE001 - theirs, not ours: never fails this publish
+            self.errors += 1
+            log.exception("everypath telemetry: publishing exit journals failed")
 
     def _publish_aggregates(self) -> None:
         """Publish the buffered aggregates (kept for the next try when that fails)."""
@@ -244,6 +254,27 @@ class Flusher:
         finally:
             self._lock.release()
 
+    def _final_flush(self) -> None:
+        """The last drain: published as usual once this process has published (pyarrow loaded), else written
+        to the exit journal with NumPy alone (telemetry/journal.py), which the lake's next reader or writer
+        publishes: importing pyarrow to write one small part would add ~100-150 ms to the exit."""
+        if not self._lock.acquire(timeout=10):
+            return
+        try:
+            self._drain_all()
+            pieces = [*self._buf, *self._agg]
+            if "pyarrow" in sys.modules or not pieces or not all(isinstance(p, tuple) for p in pieces):
+                self._publish()
+                return
+            from everypath.telemetry import journal
+
+            root = getattr(self._lake, "root", None) or self.settings.lake
+            journal.write(Path(root), self._buf, self._agg, self.device)  # type: ignore[arg-type]
+            self.journaled_rows += self._buf_rows
+            self._buf, self._buf_rows, self._agg = [], 0, []
+        finally:
+            self._lock.release()
+
     def close(self) -> None:
         """Stop the thread, publish what is left, restore the signal handlers (idempotent)."""
         if self._closed:
@@ -253,7 +284,7 @@ class Flusher:
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
         try:
-            self.flush(timeout=10)
+            self._final_flush()
         except Exception:  # noqa: BLE001
             self.errors += 1
             log.exception("everypath telemetry: final flush failed")

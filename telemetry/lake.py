@@ -184,7 +184,18 @@ class Lake:
         return self.aggregates / f"date={date.isoformat()}" / f"device_class={device_class}"
 
     def aggregate_files(self) -> list[Path]:
+        self.settle()
         return sorted(self.aggregates.glob("date=*/device_class=*/*.parquet"))
+
+    def settle(self) -> int:
+        """Publish the exit journals of processes that ended before their first publish (telemetry/journal.py):
+        every reader lists parts through here, so what a finished process recorded is always seen."""
+        from everypath.telemetry import journal
+
+        try:
+            return journal.settle(self)
+        except OSError:  # a lake this process may read but not write: the journals wait for a writer
+            return 0
 
     def has_batch(self, name: str) -> bool:
         if (self.batches / name).exists():
@@ -202,7 +213,8 @@ class Lake:
             json.dump([str(p.relative_to(self.root)) for p in paths], f)
 
     def files(self) -> list[Path]:
-        """The visible parts (what DuckDB's glob reads)."""
+        """The visible parts (what DuckDB's glob reads), the exit journals published first."""
+        self.settle()
         return sorted(self.calls.glob("date=*/device_class=*/*.parquet"))
 
     def rollup_files(self) -> list[Path]:
