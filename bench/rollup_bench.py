@@ -1,11 +1,11 @@
 #!/usr/bin/env python
 """The fleet roll-up on DuckDB against Spark (local[N]) on the same generated lake, in one run.
 
-    python bench/rollup_bench.py [--rows 10M,100M] [--master local[2]] [--approx] [--lake DIR] [--json OUT]
+    python bench/rollup_bench.py [--rows 10M,100M] [--master local[2]] [--lake DIR] [--json OUT]
 
 The lake is a real one (Lake.publish of the runtime's record batches): --rows calls spread over
 --classes device classes and --days dates, latencies log-normal, sizes from 1 to 2^24 elements.
-Each engine runs the one roll-up query of telemetry/rollup.py (exact percentiles unless --approx);
+Each engine runs the one roll-up query of telemetry/rollup.py (histogram-merged percentiles);
 Spark's time includes reading and the query, not starting the JVM (reported apart). The two results
 are compared (groups, counts, minima equal; percentiles to 1e-9). No pass/fail: numbers and ratios.
 """
@@ -90,7 +90,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classes", type=int, default=40)
     ap.add_argument("--days", type=int, default=7)
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--approx", action="store_true")
     ap.add_argument("--lake", type=Path, default=None, help="where to build the lakes (default: a temp folder)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
@@ -104,16 +103,16 @@ def main(argv: list[str] | None = None) -> int:
             root = Path(tmp) / f"lake-{rows}"
             gen_s = make_lake(root, rows, a.classes, a.days, console)
             t = time.perf_counter()
-            d = rollup_job.compute(Engine.DUCKDB, root, approx=a.approx)
+            d = rollup_job.compute(Engine.DUCKDB, root)
             duck_s = time.perf_counter() - t
             t = time.perf_counter()
-            s = rollup_job.compute(Engine.SPARK, root, approx=a.approx, spark=spark)
+            s = rollup_job.compute(Engine.SPARK, root, spark=spark)
             spark_s = time.perf_counter() - t
             results.append({"rows": rows, "groups": d.num_rows, "generate_s": gen_s, "duckdb_s": duck_s,
                             "spark_s": spark_s, "spark_over_duckdb": spark_s / duck_s, "same": _compare(d, s)})
             console.print(f"  {rows / 1e6:.0f} M rows: duckdb {duck_s:.1f} s, spark {spark_s:.1f} s")
     spark.stop()
-    table = Table(title=f"fleet roll-up, {'approx' if a.approx else 'exact'} percentiles, Spark {a.master} "
+    table = Table(title=f"fleet roll-up, histogram percentiles, Spark {a.master} "
                         f"(JVM start {jvm_s:.0f} s, not counted)")
     for col in ("rows", "groups", "DuckDB", "Spark", "Spark / DuckDB", "results"):
         table.add_column(col, justify="right" if col != "results" else "left")

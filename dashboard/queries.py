@@ -1,7 +1,9 @@
 """The dashboard's queries: a DuckDB connection over the lake (telemetry.views.connect) and a
-`Filters` value in, a small pandas DataFrame out. Every aggregate runs in DuckDB (GROUP BY,
-quantile_cont, log2 size buckets): no raw rows reach pandas, which keeps each view well under
-2 s on a 10 M-row lake. User values only ever travel as SQL parameters; the only identifiers
+`Filters` value in, a small pandas DataFrame out. Every aggregate runs in DuckDB: no raw rows
+reach pandas, which keeps each view well under 2 s on a 10 M-row lake. Call counts and latency
+percentiles are of every call (dashboard/counts.py: the exact aggregates, raw rows only where no
+aggregates cover them; percentiles within 0.78%); the exploration share, which needs single
+calls, is estimated from the raw rows weighted by 1 / inclusion. User values only ever travel as SQL parameters; the only identifiers
 formatted into SQL come from the `Column` and `TimeUnit` enums.
 
 Latencies come out in microseconds (columns ending in `_us`); sizes in elements.
@@ -10,11 +12,13 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
 import pandas as pd
+
+from everypath.dashboard import counts
 
 NS_PER_US = 1000.0
 
@@ -35,12 +39,6 @@ class TimeUnit(str, enum.Enum):
     @property
     def seconds(self) -> int:
         return {TimeUnit.HOUR: 3600, TimeUnit.DAY: 86400}[self]
-
-
-def _periods(unit: TimeUnit) -> tuple[str, str, list[object]]:
-    """(period expression over the grouped `p`, the `p` expression, their parameters): UTC
-    periods by integer division of epoch ns, ~5x faster than date_trunc on TIMESTAMPTZ."""
-    return "to_timestamp(p * ?)", "epoch_ns(ts) // ?", [unit.seconds, unit.seconds * 10**9]
 
 
 class MissingColumns(LookupError):
@@ -120,25 +118,41 @@ def _utc(t: dt.datetime) -> dt.datetime:
 
 
 def options(con: duckdb.DuckDBPyConnection, column: Column) -> list[str]:
-    """Distinct non-null values of a filter column, sorted ([] when the column is missing)."""
-    if column.value not in columns(con):
-        return []
-    rows = con.execute(f"SELECT DISTINCT {column.value} FROM calls WHERE {column.value} IS NOT NULL").fetchall()
+    """Distinct non-null values of a filter column in the calls and the aggregates, sorted ([] when
+    the calls lack the column and there are no aggregates)."""
+    srcs = [f"SELECT DISTINCT {column.value} AS v FROM aggregates"]
+    if column.value in columns(con):
+        srcs.append(f"SELECT DISTINCT {column.value} FROM calls")
+    rows = con.execute(f"SELECT DISTINCT v FROM ({' UNION ALL '.join(srcs)}) WHERE v IS NOT NULL").fetchall()
     return sorted(str(r[0]) for r in rows)
 
 
+def _aggregates(f: Filters) -> tuple[str, list[object]]:
+    where, params = f.where()
+    return f"(SELECT * FROM aggregates{where})", params
+
+
 def totals(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
-    """One row: calls, functions, operators, devices, device_classes, oldest, newest (ts)."""
+    """One row: calls (every call: the aggregates, and raw rows where none cover them), functions,
+    operators, devices, device_classes, oldest, newest (ts; of an aggregate: its interval)."""
     src, params = _source(con, f, "Totals", ("ts", "function", "op", "device_id", "device_class"))
-    return _df(con, f"""SELECT count(*) AS calls, count(DISTINCT function) AS functions,
-        count(DISTINCT op) AS operators, count(DISTINCT device_id) AS devices,
-        count(DISTINCT device_class) AS device_classes, min(ts) AS oldest, max(ts) AS newest FROM {src}""", params)
+    aggs, aparams = _aggregates(f)
+    n, nparams = counts.counts(f, ())
+    return _df(con, f"""SELECT coalesce((SELECT sum(calls) FROM ({n})), 0)::BIGINT AS calls,
+            count(DISTINCT function) AS functions, count(DISTINCT op) AS operators,
+            count(DISTINCT device_id) AS devices, count(DISTINCT device_class) AS device_classes,
+            min(t0) AS oldest, max(t1) AS newest
+        FROM (SELECT function, op, device_id, device_class, ts AS t0, ts AS t1 FROM {src}
+              UNION ALL SELECT function, op, device_id, device_class, start, ts FROM {aggs})""",
+               [*nparams, *params, *aparams])
 
 
 def time_bounds(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
-    """One row: oldest, newest (ts) of the filtered calls."""
+    """One row: oldest, newest (ts) of the filtered calls and aggregate intervals."""
     src, params = _source(con, f, "The time range", ("ts",))
-    return _df(con, f"SELECT min(ts) AS oldest, max(ts) AS newest FROM {src}", params)
+    aggs, aparams = _aggregates(f)
+    return _df(con, f"""SELECT min(t0) AS oldest, max(t1) AS newest
+        FROM (SELECT ts AS t0, ts AS t1 FROM {src} UNION ALL SELECT start, ts FROM {aggs})""", [*params, *aparams])
 
 
 FEATURES = ("arch", "isa_level", "cores", "cpu_model", "gpu", "runtime")
@@ -148,17 +162,24 @@ def device_classes(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     """Per device class: its features (NULL where the files lack them), devices, calls."""
     src, params = _source(con, f, "The device class table", ("device_class", "device_id"))
     have = columns(con)
-    feats = ", ".join(f"any_value({c}) AS {c}" if c in have else f"NULL AS {c}" for c in FEATURES)
-    return _df(con, f"""SELECT device_class, {feats}, count(DISTINCT device_id) AS devices, count(*) AS calls
-        FROM {src} GROUP BY device_class ORDER BY calls DESC, device_class""", params)
+    aggs, aparams = _aggregates(f)
+    n, nparams = counts.counts(f, (counts.column("device_class"),))
+    raw = ", ".join(c if c in have else f"NULL AS {c}" for c in FEATURES)
+    feats = ", ".join(f"any_value({c}) AS {c}" for c in FEATURES)
+    return _df(con, f"""SELECT d.*, coalesce(n.calls, 0)::BIGINT AS calls
+        FROM (SELECT device_class, {feats}, count(DISTINCT device_id) AS devices
+              FROM (SELECT device_class, device_id, {raw} FROM {src}
+                    UNION ALL SELECT device_class, device_id, {", ".join(FEATURES)} FROM {aggs})
+              GROUP BY device_class) d
+        LEFT JOIN ({n}) n USING (device_class)
+        ORDER BY calls DESC, device_class""", [*params, *aparams, *nparams])
 
 
 def calls_over_time(con: duckdb.DuckDBPyConnection, f: Filters, unit: TimeUnit = TimeUnit.DAY) -> pd.DataFrame:
-    """Calls per period (UTC): period, calls."""
-    src, params = _source(con, f, "Calls over time", ("ts",))
-    period, p, pparams = _periods(unit)
-    return _df(con, f"""SELECT {period} AS period, calls
-        FROM (SELECT {p} AS p, count(*) AS calls FROM {src} GROUP BY p) ORDER BY p""", [*pparams, *params])
+    """Calls per period (UTC): period, calls (an aggregate interval counts in the period of its end)."""
+    _source(con, f, "Calls over time", ("ts",))
+    n, params = counts.counts(f, (counts.period(unit),))
+    return _df(con, f"SELECT to_timestamp(p * {unit.seconds}) AS period, calls FROM ({n}) ORDER BY p", params)
 
 
 def time_unit(oldest: dt.datetime | None, newest: dt.datetime | None) -> TimeUnit:
@@ -168,92 +189,107 @@ def time_unit(oldest: dt.datetime | None, newest: dt.datetime | None) -> TimeUni
     return TimeUnit.HOUR if newest - oldest <= dt.timedelta(days=3) else TimeUnit.DAY
 
 
+def _us(names: tuple[str, ...]) -> str:
+    return ", ".join(f"{c} / {NS_PER_US} AS {c}_us" for c in names)
+
+
 def latency_table(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
-    """Per op, variant, device class: calls, p50_us, p95_us, p99_us (one quantile_cont)."""
-    src, params = _source(con, f, "The latency table", ("op", "variant", "device_class", "latency_ns"))
-    return _df(con, f"""SELECT op, variant, device_class, calls, q[1] / {NS_PER_US} AS p50_us,
-            q[2] / {NS_PER_US} AS p95_us, q[3] / {NS_PER_US} AS p99_us
-        FROM (SELECT op, variant, device_class, count(*) AS calls,
-                     quantile_cont(latency_ns, [0.5, 0.95, 0.99]) AS q FROM {src} GROUP BY ALL)
-        ORDER BY op, variant, device_class""", params)
+    """Per op, variant, device class: calls, p50_us, p95_us, p99_us (merged histograms)."""
+    _source(con, f, "The latency table", ("op", "variant", "device_class", "latency_ns"))
+    names = ("p50", "p95", "p99")
+    m, params = counts.latencies(f, [counts.column(c) for c in ("op", "variant", "device_class")], (0.5, 0.95, 0.99),
+                                 names)
+    return _df(con, f"SELECT op, variant, device_class, n AS calls, {_us(names)} FROM ({m}) "
+               "ORDER BY op, variant, device_class", params)
 
 
 def latency_boxes(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     """Per op and variant: calls and the 5/25/50/75/95th percentiles (µs) for box plots."""
-    src, params = _source(con, f, "The latency distributions", ("op", "variant", "latency_ns"))
-    qs = ", ".join(f"q[{i + 1}] / {NS_PER_US} AS p{p:02d}_us" for i, p in enumerate((5, 25, 50, 75, 95)))
-    return _df(con, f"""SELECT op, variant, calls, {qs}
-        FROM (SELECT op, variant, count(*) AS calls,
-                     quantile_cont(latency_ns, [0.05, 0.25, 0.5, 0.75, 0.95]) AS q FROM {src} GROUP BY ALL)
-        ORDER BY op, variant""", params)
+    _source(con, f, "The latency distributions", ("op", "variant", "latency_ns"))
+    names = ("p05", "p25", "p50", "p75", "p95")
+    m, params = counts.latencies(f, [counts.column("op"), counts.column("variant")], (0.05, 0.25, 0.5, 0.75, 0.95),
+                                 names)
+    return _df(con, f"SELECT op, variant, n AS calls, {_us(names)} FROM ({m}) ORDER BY op, variant", params)
 
 
 def latency_histogram(con: duckdb.DuckDBPyConnection, f: Filters, bins_per_octave: int = 4) -> pd.DataFrame:
     """Per op and variant, calls in log2-spaced latency bins: op, variant, lo_us, hi_us, calls."""
-    src, params = _source(con, f, "The latency histogram", ("op", "variant", "latency_ns"))
+    _source(con, f, "The latency histogram", ("op", "variant", "latency_ns"))
+    h, params = counts.histogram(f, [counts.column("op"), counts.column("variant")], int(bins_per_octave))
     return _df(con, f"""SELECT op, variant, pow(2, b / ?) / {NS_PER_US} AS lo_us,
-            pow(2, (b + 1) / ?) / {NS_PER_US} AS hi_us, calls
-        FROM (SELECT op, variant, floor(log2(greatest(latency_ns, 1)) * ?)::INTEGER AS b, count(*) AS calls
-              FROM {src} GROUP BY ALL)
-        ORDER BY op, variant, lo_us""", [float(bins_per_octave)] * 2 + [bins_per_octave, *params])
+            pow(2, (b + 1) / ?) / {NS_PER_US} AS hi_us, calls FROM ({h}) ORDER BY op, variant, lo_us""",
+               [float(bins_per_octave)] * 2 + params)
 
 
 def latency_by_size(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     """Per op, variant and log2 size bucket b = floor(log2 n_elements): calls, n_elements =
-    2^(b + 0.5) (the bucket's geometric middle, its x position: any per-row size statistic
-    costs ~15% more) and the median latency (µs)."""
-    src, params = _source(con, f, "Latency against input size", ("op", "variant", "n_elements", "latency_ns"))
-    return _df(con, f"""SELECT op, variant, bucket, calls, pow(2, bucket + 0.5) AS n_elements, p50 / {NS_PER_US} AS p50_us
-        FROM (SELECT op, variant, floor(log2(greatest(n_elements, 1)))::INTEGER AS bucket, count(*) AS calls,
-                     quantile_cont(latency_ns, 0.5) AS p50
-              FROM {src} GROUP BY ALL)
-        ORDER BY op, variant, bucket""", params)
+    2^(b + 0.5) (the bucket's geometric middle, its x position) and the median latency (µs)."""
+    _source(con, f, "Latency against input size", ("op", "variant", "n_elements", "latency_ns"))
+    m, params = counts.latencies(f, [counts.column("op"), counts.column("variant"), counts.BUCKET], (0.5,), ("p50",))
+    return _df(con, f"""SELECT op, variant, bucket, n AS calls, pow(2, bucket + 0.5) AS n_elements,
+            p50 / {NS_PER_US} AS p50_us FROM ({m}) ORDER BY op, variant, bucket""", params)
+
+
+def _explore_share(con: duckdb.DuckDBPyConnection, src: str, keys: str) -> str:
+    """Per keys: the share of calls chosen by exploration, estimated from the raw rows (each
+    weighing 1 / inclusion: the aggregates do not know which calls explored)."""
+    w = "1.0 / coalesce(inclusion, 1.0)::DOUBLE" if "inclusion" in columns(con) else "1.0"
+    return f"SELECT {keys}, sum(w * explore::INTEGER) / sum(w) AS share FROM (SELECT *, {w} AS w FROM {src}) GROUP BY ALL"
 
 
 def bucket_medians(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     """Per op, device class, log2 size bucket and variant: calls, calls not exploring
-    (production_calls) and median latency (µs); what the oracle/chosen comparison needs."""
+    (production_calls: calls x the raw sample's non-exploring share) and median latency (µs)."""
     src, params = _source(con, f, "Chosen vs oracle",
                           ("op", "device_class", "variant", "n_elements", "latency_ns", "explore"))
-    return _df(con, f"""SELECT op, device_class, floor(log2(greatest(n_elements, 1)))::INTEGER AS bucket, variant,
-            count(*) AS calls, count(*) FILTER (WHERE NOT explore) AS production_calls,
-            quantile_cont(latency_ns, 0.5) / {NS_PER_US} AS p50_us
-        FROM {src} GROUP BY ALL ORDER BY op, device_class, bucket, variant""", params)
+    keys = [counts.column("op"), counts.column("device_class"), counts.BUCKET, counts.column("variant")]
+    m, mparams = counts.latencies(f, keys, (0.5,), ("p50",))
+    share = _explore_share(con, f"(SELECT *, {counts.BUCKET.raw} AS bucket FROM {src})", "op, device_class, bucket, variant")
+    return _df(con, f"""SELECT op, device_class, bucket, variant, n AS calls,
+            round(n * (1 - s.share))::BIGINT AS production_calls, p50 / {NS_PER_US} AS p50_us
+        FROM ({m}) LEFT JOIN ({share}) s USING (op, device_class, bucket, variant)
+        ORDER BY op, device_class, bucket, variant""", [*mparams, *params])
 
 
 def explore_by_op(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
-    """Per op: calls, exploring (calls chosen by exploration), share."""
+    """Per op: calls (every call), exploring and share (estimated from the raw rows)."""
     src, params = _source(con, f, "The exploration share", ("op", "explore"))
-    return _df(con, f"""SELECT op, count(*) AS calls, count(*) FILTER (WHERE explore) AS exploring,
-            avg(explore::INTEGER) AS share FROM {src} GROUP BY op ORDER BY op""", params)
+    n, nparams = counts.counts(f, (counts.column("op"),))
+    return _df(con, f"""SELECT op, calls, round(calls * share)::BIGINT AS exploring, share
+        FROM ({n}) LEFT JOIN ({_explore_share(con, src, "op")}) USING (op) ORDER BY op""", [*nparams, *params])
 
 
 def explore_over_time(con: duckdb.DuckDBPyConnection, f: Filters, unit: TimeUnit) -> pd.DataFrame:
-    """Per period (UTC): calls, exploring, share."""
+    """Per period (UTC): calls, exploring, share (as explore_by_op)."""
     src, params = _source(con, f, "The exploration share over time", ("ts", "explore"))
-    period, p, pparams = _periods(unit)
-    return _df(con, f"""SELECT {period} AS period, calls, exploring, share
-        FROM (SELECT {p} AS p, count(*) AS calls, count(*) FILTER (WHERE explore) AS exploring,
-                     avg(explore::INTEGER) AS share FROM {src} GROUP BY p) ORDER BY p""", [*pparams, *params])
+    key = counts.period(unit)
+    n, nparams = counts.counts(f, (key,))
+    share = _explore_share(con, f"(SELECT *, {key.raw} AS p FROM {src})", "p")
+    return _df(con, f"""SELECT to_timestamp(p * {unit.seconds}) AS period, calls,
+            round(calls * share)::BIGINT AS exploring, share
+        FROM ({n}) LEFT JOIN ({share}) USING (p) ORDER BY p""", [*nparams, *params])
 
 
 def functions(con: duckdb.DuckDBPyConnection, f: Filters) -> pd.DataFrame:
     """The functions with calls under the filters: function, calls (busiest first)."""
-    src, params = _source(con, f, "The function list", ("function",))
-    return _df(con, f"SELECT function, count(*) AS calls FROM {src} GROUP BY function ORDER BY calls DESC, function",
-               params)
+    _source(con, f, "The function list", ("function",))
+    n, params = counts.counts(f, (counts.column("function"),))
+    return _df(con, f"SELECT function, calls FROM ({n}) ORDER BY calls DESC, function", params)
 
 
 def call_sites(con: duckdb.DuckDBPyConnection, f: Filters, function: str) -> pd.DataFrame:
     """One function's operator call sites: call_site, op, variants (comma-separated, sorted),
     calls, p50_us, ordered by the line number."""
     src, params = _source(con, f, "The function drill-down", ("function", "call_site", "op", "variant", "latency_ns"))
-    return _df(con, f"""SELECT call_site, op, string_agg(DISTINCT variant, ', ' ORDER BY variant) AS variants,
-            count(*) AS calls, quantile_cont(latency_ns, 0.5) / {NS_PER_US} AS p50_us
-        FROM {src} WHERE function = ?
-        GROUP BY call_site, op
+    g = replace(f, functions=(function,))
+    m, mparams = counts.latencies(g, [counts.column("call_site"), counts.column("op")], (0.5,), ("p50",))
+    aggs, aparams = _aggregates(g)
+    return _df(con, f"""SELECT call_site, op, v.variants, n AS calls, p50 / {NS_PER_US} AS p50_us
+        FROM ({m}) JOIN (SELECT call_site, op, string_agg(DISTINCT variant, ', ' ORDER BY variant) AS variants
+                         FROM (SELECT call_site, op, variant FROM {src} WHERE function = ?
+                               UNION ALL SELECT call_site, op, variant FROM {aggs}) GROUP BY ALL) v USING (call_site, op)
         ORDER BY TRY_CAST(split_part(call_site, ':', -1) AS BIGINT) NULLS LAST, call_site, op""",
-               [*params, function])
+               [*mparams, *params, function, *aparams])
 
 
 def lake_state(lake: Path) -> str | None:
@@ -263,6 +299,6 @@ def lake_state(lake: Path) -> str | None:
         return f"There is no lake at {lake} (the directory does not exist)."
     if not lake.is_dir():
         return f"The lake path {lake} is not a directory."
-    if not any((lake / "calls").glob("date=*/device_class=*/*.parquet")):
+    if not any(any((lake / t).glob("date=*/device_class=*/*.parquet")) for t in ("calls", "aggregates")):
         return f"The lake at {lake} holds no calls yet."
     return None

@@ -9,6 +9,10 @@ the same version and output; a stored version is not rewritten. A new model is p
 if the evaluation covered enough to judge it (`coverage`) and its top-1 score on the holdout beats
 the current model's on the same holdout. `decisions` scores the exported table the way the runtime
 applies it on the held-out devices' calls at their own sizes (selector/decide.py).
+Counts: the exported table weighs dtypes by the lake's true calls (`load_mix`: the aggregates, every
+call counted); the training rows and the coverage rule's scored decisions are raw rows, since each
+needs a single call's features (MIN_CALLS bounds how many calls were scored, i.e. the evidence,
+which a count of unseen calls would overstate).
 """
 from __future__ import annotations
 
@@ -64,6 +68,41 @@ def load_rows(lake_dir: Path, max_rows: int, engine: str = "duckdb", master: str
     # a total order (calls of one device often share a timestamp): the same lake, the same rows
     sql += " ORDER BY " + ", ".join(f"{c} ASC NULLS LAST" for c in COLUMNS)
     return query(lake_dir, sql).to_pandas()
+
+
+MIX_KEYS = ("device_class", "op", "dtype")
+
+
+def mix_sql(calls: str, aggregates: str) -> str:
+    """Calls per (device class, op, dtype), every call counted: the aggregates, and the raw rows no
+    aggregates cover weighted by 1 / inclusion (telemetry/rollup.py); the same SQL on both engines."""
+    from everypath.telemetry.rollup import uncovered_sql
+
+    k = ", ".join(MIX_KEYS)
+    return (f"SELECT {k}, CAST(round(sum(n)) AS BIGINT) AS calls FROM (SELECT {k}, CAST(count AS DOUBLE) AS n "
+            f"FROM {aggregates} a UNION ALL SELECT {k}, w FROM {uncovered_sql(calls, aggregates)} r) u "
+            f"GROUP BY {k} ORDER BY {k}")
+
+
+def load_mix(lake_dir: Path, engine: str = "duckdb", master: str | None = None) -> pd.DataFrame:
+    """The lake's true call mix (MIX_KEYS, calls): what the exported table's dtype weights are.
+    The training rows are a sample (thinned as a ring fills, `telemetry_sample`): their counts
+    are not the calls' (a busy kernel's calls are the most thinned)."""
+    if engine == "spark":
+        from everypath.selector.spark_rows import load_mix_spark
+
+        return load_mix_spark(str(lake_dir), mix_sql, master)
+    from everypath.telemetry.views import query
+
+    return query(lake_dir, mix_sql("calls", "aggregates")).to_pandas()
+
+
+def call_mix(rows: pd.DataFrame, counts: pd.DataFrame) -> pd.DataFrame:
+    """export.mix_of(rows) with each (class, op, dtype)'s count replaced by the lake's true one
+    (load_mix); triples without training rows are left out, as the table has nothing to say there."""
+    mix = export.mix_of(rows).merge(counts, on=list(MIX_KEYS), how="left", suffixes=("_rows", ""))
+    mix["calls"] = mix["calls"].fillna(mix["calls_rows"]).astype("int64")
+    return mix.drop(columns=["calls_rows"])
 
 
 def fingerprint(rows: pd.DataFrame) -> str:
@@ -197,7 +236,9 @@ def retrain(lake_dir: Path, registry_dir: Path, cfg: RetrainConfig = RetrainConf
     # model calibrated on their own sweep (what a new device gets after `everypath autotune`);
     # the stored model stays uncalibrated, so later promotions compare like with like
     unseen = rows[~rows["device_class"].isin(set(ev.train["device_class"]))]
-    doc = export.build(rows, model.calibrated(unseen) if len(unseen) else model, ev.sbs, "0" * 6, newest)
+    progress("counting calls")
+    mix = call_mix(rows, load_mix(lake_dir, cfg.engine, cfg.master))
+    doc = export.build(rows, model.calibrated(unseen) if len(unseen) else model, ev.sbs, "0" * 6, newest, mix=mix)
     model_hash = hashlib.sha256(json.dumps([fingerprint(rows), sorted(model.get_params().items()),
                                             export.table_hash(doc)], default=str).encode()).hexdigest()
     version = f"{newest}-{model_hash[:6]}"

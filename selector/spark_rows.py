@@ -8,6 +8,9 @@ below it they return the same rows in the same total order (the same model versi
 """
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Callable
+
 import pandas as pd
 
 from everypath.telemetry.spark import DEFAULT_MASTER, calls_dataframe, session
@@ -37,3 +40,30 @@ def load_rows_spark(lake: str, columns: tuple[str, ...], max_rows: int, master: 
     if "ts" in out:  # nanoseconds (calls_dataframe) -> the timestamps DuckDB's load gives
         out["ts"] = pd.to_datetime(out["ts"], unit="ns", utc=True)
     return out
+
+
+MIX_COLUMNS = ("device_class", "op", "dtype", "count", "device_id", "runtime", "date")
+
+
+def load_mix_spark(lake: str, mix_sql: Callable[[str, str], str], master: str | None = None,
+                   spark: object = None) -> pd.DataFrame:
+    """retrain.load_mix on Spark: the same SQL over the calls and the aggregates."""
+    from everypath.telemetry.lake import Lake
+    from everypath.telemetry.rollup import AGGREGATE_COLUMNS
+    from everypath.telemetry.rollup_job import local_files, spark_frame
+
+    s = spark if spark is not None else session(master or DEFAULT_MASTER, "everypath-retrain")
+    calls = calls_dataframe(s, lake, ("device_class", "op", "dtype", "inclusion", "device_id", "runtime", "date"))
+    cols = (*AGGREGATE_COLUMNS, ("dtype", "STRING"))
+    if "://" in lake:
+        aggs = spark_frame(s, f"{lake.rstrip('/')}/aggregates", Path(), cols)
+    else:
+        aggs = spark_frame(s, local_files(Lake(lake))[1], Path(lake) / "aggregates", cols)
+    names = {"c": f"everypath_mix_calls_{id(calls)}", "a": f"everypath_mix_aggs_{id(aggs)}"}
+    calls.createOrReplaceTempView(names["c"])
+    aggs.createOrReplaceTempView(names["a"])
+    try:
+        return s.sql(mix_sql(names["c"], names["a"])).toArrow().to_pandas()
+    finally:
+        for n in names.values():
+            s.catalog.dropTempView(n)

@@ -9,6 +9,10 @@ POST /v1/calls   Authorization: Bearer <token>, X-Batch-Id: [A-Za-z0-9_-]{8,64},
   400 malformed body or batch id, 401 no token, 403 wrong token, 411 no Content-Length,
   413 body over --max-bytes, 415 other content type, 422 columns that do not convert (with
   "problems") or rows rejected (with "rejected": row, column, problem): a batch is all or nothing
+POST /v1/aggregates  the same headers, an Arrow IPC stream or Parquet file of the `aggregates` table
+                 (AGGREGATES_SCHEMA) with its schema version in the body's metadata or in
+                 X-Everypath-Schema-Version (telemetry/aggregates_ingest.py); the same replies
+                 (422 for a missing, unparsable or newer version too)
 GET /healthz     200 {"ok": true}
 Checks run cheapest and safest first: auth and size before a byte of the body is read.
 """
@@ -36,6 +40,9 @@ PARQUET = "application/vnd.apache.parquet"
 CSV = "text/csv"
 JSONL = ("application/x-ndjson", "application/jsonl", "application/x-jsonlines")
 CONTENT_TYPES = (ARROW_STREAM, PARQUET, CSV, *JSONL)
+AGGREGATES_PATH = "/v1/aggregates"
+ENDPOINTS = {"/v1/calls": CONTENT_TYPES, AGGREGATES_PATH: (ARROW_STREAM, PARQUET)}
+VERSION_HEADER = "X-Everypath-Schema-Version"
 SHOWN_REJECTIONS = 100  # rejected rows listed in a 422 reply (the count is always given)
 DISCARD_BYTES = 16 << 20  # a rejected body up to this size is read and dropped (see _discard)
 
@@ -68,6 +75,29 @@ def parse_body(body: bytes, content_type: str) -> Rows:
     except (pa.ArrowException, OSError, ValueError) as e:
         kind = {ARROW_STREAM: "Arrow IPC stream", PARQUET: "Parquet file", CSV: "CSV"}.get(content_type, "JSON Lines")
         raise _Reject(400, f"malformed {kind}: {e}") from None
+
+
+def _store_aggregates(lake: Lake, table: pa.Table, batch_id: str, version: str | None) -> tuple[int, dict[str, object]]:
+    """An aggregates upload: versioned, conformed, checked row by row, stored once per batch id."""
+    from everypath.telemetry import aggregates_ingest as ai
+
+    v, why = ai.version_of(table.schema, version)
+    if v is None:
+        raise _Reject(422, why or "bad schema version")
+    rows, problems = ai.conform(table)
+    shown = [{"row": p.row, "column": p.column, "problem": p.problem} for p in problems[:SHOWN_REJECTIONS]]
+    if rows is None and problems and problems[0].row is None:
+        raise _Reject(422, "batch does not have the aggregates schema", problems=shown)
+    if rows is None:
+        raise _Reject(422, f"{len({p.row for p in problems})} of {table.num_rows} rows rejected: nothing stored",
+                      rejected=shown)
+    try:
+        stored = ai.publish_named(lake, rows, batch_id)
+    except ValueError as e:
+        raise _Reject(422, str(e)) from None
+    if not stored and rows.num_rows:
+        return 200, {"rows": rows.num_rows, "stored": False, "reason": "duplicate batch", "schema_version": v}
+    return 201, {"rows": rows.num_rows, "stored": True, "schema_version": v}
 
 
 def _handler(cfg: CollectorConfig) -> type[BaseHTTPRequestHandler]:
@@ -109,7 +139,7 @@ def _handler(cfg: CollectorConfig) -> type[BaseHTTPRequestHandler]:
                 self._send(500, {"error": f"internal error: {type(e).__name__}: {e}"}, close=True)
 
         def _post(self) -> tuple[int, dict[str, object]]:
-            if self.path != "/v1/calls":
+            if self.path not in ENDPOINTS:
                 raise _Reject(404, f"no such endpoint: POST {self.path}")
             auth = self.headers.get("Authorization", "")
             if not auth.startswith("Bearer "):
@@ -130,10 +160,12 @@ def _handler(cfg: CollectorConfig) -> type[BaseHTTPRequestHandler]:
             if n > cfg.max_bytes:
                 raise _Reject(413, f"body of {n} bytes is over the limit of {cfg.max_bytes} bytes")
             ctype = self.headers.get("Content-Type", "").split(";")[0].strip()
-            if ctype not in CONTENT_TYPES:
-                raise _Reject(415, f"Content-Type must be one of {', '.join(CONTENT_TYPES)}, not {ctype!r}")
+            if ctype not in ENDPOINTS[self.path]:
+                raise _Reject(415, f"Content-Type must be one of {', '.join(ENDPOINTS[self.path])}, not {ctype!r}")
             body = self._read(n)
             rows = parse_body(body, ctype)
+            if self.path == AGGREGATES_PATH:
+                return _store_aggregates(cfg.lake, rows.table, batch_id, self.headers.get(VERSION_HEADER))
             try:
                 converted = convert_rows(rows)
             except ConvertError as e:

@@ -1,14 +1,16 @@
 """DuckDB views over the lake (an in-memory DuckDB per connection, never a shared .duckdb file).
 
 calls      one row per recorded operator call (the Parquet parts, hive partitions date + device_class)
-op_latency per op, variant, device_class, dtype: n, p50/p95/p99 (one quantile_cont call), mean
-daily      per date, op, variant, device_class, function: n, p50/p95/p99, sum; closed dates come
-           from the roll-ups written by compaction, open dates from raw rows (never both)
-trend      hourly p50 per op and variant
 aggregates the exact per-interval aggregates (every call counted; telemetry/aggregates.py)
+calls_uncovered  the raw rows of (date, device class, device, runtime)s without aggregates (other
+           producers, older lakes), with their Horvitz-Thompson weight w = 1 / inclusion
+op_latency per op, variant, device_class, dtype: n, p50/p95/p99, mean of every call: aggregates merged
+           with calls_uncovered binned alike (telemetry/rollup.merged_sql; <= 0.78% / 1.6%)
 op_counts  per op, variant, device_class, dtype: exact n, sum, min, max, mean from the aggregates
-op_latency_exact  the same keys: n and p50/p95/p99 from the merged histograms (<= 0.78% / 1.6%, see
-           aggregates.py), never from a sample
+op_latency_exact  the same keys: n and p50/p95/p99 from the aggregates' merged histograms alone
+daily      per date, op, variant, device_class, function: n, p50/p95/p99, sum of the raw sample;
+           closed dates come from the roll-ups written by compaction, open dates from raw rows
+trend      hourly p50 per op and variant, of the raw sample
 autotune   `everypath autotune` run summaries: medians per call site, variant and size; failures as rows
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ import duckdb
 import pyarrow as pa
 
 from everypath.telemetry.lake import FILE_SCHEMA, Lake
+from everypath.telemetry.rollup import Engine, merged_sql, uncovered_sql
 from everypath.telemetry.schema import AUTOTUNE_SCHEMA
 
 ROLLUP_SCHEMA = pa.schema([
@@ -77,6 +80,16 @@ def hist_quantiles_sql(source: str, keys: str) -> str:
         GROUP BY ALL"""
 
 
+def _uncovered(con: duckdb.DuckDBPyConnection) -> str:
+    """The raw rows no aggregates cover, with their weight w (rollup.uncovered_sql), as far as the
+    calls' columns allow: files without device_id or runtime are all uncovered, without inclusion weigh 1."""
+    have = {r[0] for r in con.execute("SELECT column_name FROM (DESCRIBE calls)").fetchall()}
+    weight = "1.0 / coalesce(inclusion, 1.0)::DOUBLE" if "inclusion" in have else "1.0::DOUBLE"
+    if {"date", "device_class", "device_id", "runtime"} <= have:
+        return uncovered_sql("calls", "aggregates", weight)
+    return f"(SELECT *, {weight} AS w FROM calls)"
+
+
 def connect(lake: Lake | Path | str, *, validate: bool = True) -> duckdb.DuckDBPyConnection:
     """A fresh in-memory DuckDB with the lake's views (files validated/quarantined first)."""
     lake = lake if isinstance(lake, Lake) else Lake(lake)
@@ -107,11 +120,13 @@ def connect(lake: Lake | Path | str, *, validate: bool = True) -> duckdb.DuckDBP
         empty = pa.schema([*file_schema(), pa.field("date", pa.date32()), pa.field("device_class", pa.string())])
         aggs = _empty(con, "_empty_aggregates", empty)
     con.execute(f"CREATE VIEW aggregates AS {aggs}")
+    # min/max only of rows that timed a call (an interval with none reports 0 for both)
     con.execute("""CREATE VIEW op_counts AS
         SELECT op, variant, device_class, dtype, sum(count)::BIGINT AS n, sum(timed)::BIGINT AS timed,
-               sum(sum_ns)::BIGINT AS sum_ns,
-               min(min_ns) AS min_ns, max(max_ns) AS max_ns, sum(sum_ns) / sum(count) AS mean
+               sum(sum_ns)::BIGINT AS sum_ns, min(min_ns) FILTER (WHERE timed > 0) AS min_ns,
+               max(max_ns) FILTER (WHERE timed > 0) AS max_ns, sum(sum_ns) / sum(count) AS mean
         FROM aggregates GROUP BY ALL""")
+    con.execute(f"CREATE VIEW calls_uncovered AS SELECT * FROM {_uncovered(con)}")
     con.execute("CREATE VIEW op_latency_exact AS "
                 + hist_quantiles_sql("aggregates", "op, variant, device_class, dtype"))
     # `everypath autotune` run summaries (medians, failures kept as rows): selector/autotune.py
@@ -121,11 +136,10 @@ def connect(lake: Lake | Path | str, *, validate: bool = True) -> duckdb.DuckDBP
                     "union_by_name = true)")
     else:
         con.execute(f"CREATE VIEW autotune AS {_empty(con, '_empty_autotune', AUTOTUNE_SCHEMA)}")
-    con.execute("""CREATE VIEW op_latency AS
-        SELECT op, variant, device_class, dtype, n, q[1] AS p50, q[2] AS p95, q[3] AS p99, mean
-        FROM (SELECT op, variant, device_class, dtype, count(*) AS n,
-                     quantile_cont(latency_ns, [0.5, 0.95, 0.99]) AS q, avg(latency_ns) AS mean
-              FROM calls GROUP BY ALL)""")
+    merged = merged_sql(Engine.DUCKDB, "aggregates", "calls_uncovered", ("op", "variant", "device_class", "dtype"),
+                        (0.5, 0.95, 0.99), ("p50", "p95", "p99"))
+    con.execute(f"""CREATE VIEW op_latency AS
+        SELECT op, variant, device_class, dtype, n, p50, p95, p99, sum_ns / n AS mean FROM ({merged})""")
     raw_open = "(SELECT * FROM calls WHERE date NOT IN (SELECT DISTINCT date FROM rollups_daily))"
     con.execute(f"""CREATE VIEW daily AS
         SELECT date, op, variant, device_class, function, n, p50, p95, p99, sum_latency_ns FROM rollups_daily

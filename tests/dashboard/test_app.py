@@ -25,6 +25,7 @@ from streamlit.testing.v1 import AppTest
 
 from everypath.dashboard.source import NOT_AVAILABLE
 from everypath.selector.simulate import simulate
+from everypath.telemetry.aggregates import RELATIVE_ERROR
 from everypath.telemetry.lake import Lake
 from everypath.telemetry.records import CallSite, RawCalls, to_batch
 from tests.dashboard._data import CFG, write_old_part
@@ -123,7 +124,8 @@ def _expect(at: AppTest, raw: pd.DataFrame, m: pd.Series) -> None:
     first = lat.iloc[0]
     g = sub[(sub["op"] == first["op"]) & (sub["variant"] == first["variant"])
             & (sub["device_class"] == first["device_class"])]["latency_ns"]
-    assert first["p95_us"] == pytest.approx(np.percentile(g, 95) / 1000)
+    exact = float(np.percentile(g, 95, method="inverted_cdf")) / 1000  # merged histograms: nearest rank, <= 0.78%
+    assert abs(first["p95_us"] - exact) <= RELATIVE_ERROR * exact
     show(at, "views/selector.py")
     assert table(at, "chosen-vs-oracle-buckets")["calls"].sum() == len(sub)
     assert set(table(at, "chosen-vs-oracle-summary")["op"]) <= set(sub["op"])

@@ -1,5 +1,8 @@
-"""dashboard.queries and dashboard.selection on a small real lake, against the same aggregates
-computed independently with pandas/numpy on the raw rows (never against the functions)."""
+"""dashboard.queries and dashboard.selection on a small real lake of raw rows only (a producer
+without aggregates: every row counts once), against the same aggregates computed independently
+with pandas/numpy on the raw rows (never against the functions). Percentiles are the merged
+histograms' (nearest rank, bin midpoint): equal to aggregates.hist_quantile and within its stated
+error of NumPy's exact ones; tests/dashboard/test_counts.py covers lakes with aggregates."""
 from __future__ import annotations
 
 import datetime as dt
@@ -17,7 +20,14 @@ from everypath.dashboard import selection
 from everypath.dashboard.queries import Column, Filters, MissingColumns, TimeUnit
 from everypath.selector.simulate import simulate
 from everypath.telemetry.views import connect
+from everypath.telemetry.aggregates import RELATIVE_ERROR, bin_mid, bin_of, hist_quantile
 from tests.dashboard._data import CFG, write_old_part
+
+
+def _hq(lat: pd.Series, q_: float) -> float:
+    """The nearest-rank quantile as the merged histograms give it (aggregates.hist_quantile)."""
+    a = np.asarray(lat, np.int64)
+    return hist_quantile(bin_of(a), np.ones(len(a)), q_, int(a.min()), int(a.max()))
 
 
 @pytest.fixture(scope="module")
@@ -79,8 +89,10 @@ def test_latency_table_matches_numpy_percentiles(con: duckdb.DuckDBPyConnection,
     for key, lat in groups:
         row = got.loc[key]
         assert row["calls"] == len(lat)
-        np.testing.assert_allclose(row[["p50_us", "p95_us", "p99_us"]].to_numpy(float),
-                                   np.percentile(lat.to_numpy(), [50, 95, 99]) / 1000, rtol=1e-9)
+        for q_, col in ((0.5, "p50_us"), (0.95, "p95_us"), (0.99, "p99_us")):
+            exact = float(np.percentile(lat.to_numpy(), 100 * q_, method="inverted_cdf")) / 1000
+            assert abs(row[col] - exact) <= RELATIVE_ERROR * exact, (key, col)
+            assert row[col] == pytest.approx(_hq(lat, q_) / 1000, rel=1e-12), (key, col)
 
 
 def test_distributions_and_size_curve(con: duckdb.DuckDBPyConnection, raw: pd.DataFrame) -> None:
@@ -89,9 +101,13 @@ def test_distributions_and_size_curve(con: duckdb.DuckDBPyConnection, raw: pd.Da
     boxes = q.latency_boxes(con, f).set_index(["op", "variant"])
     for key, lat in sub.groupby(["op", "variant"])["latency_ns"]:
         np.testing.assert_allclose(boxes.loc[key, ["p05_us", "p25_us", "p50_us", "p75_us", "p95_us"]].to_numpy(float),
-                                   np.percentile(lat.to_numpy(), [5, 25, 50, 75, 95]) / 1000, rtol=1e-9)
+                                   [_hq(lat, p / 100) / 1000 for p in (5, 25, 50, 75, 95)], rtol=1e-12)
+        np.testing.assert_allclose(boxes.loc[key, ["p05_us", "p25_us", "p50_us", "p75_us", "p95_us"]].to_numpy(float),
+                                   np.percentile(lat.to_numpy(), [5, 25, 50, 75, 95], method="inverted_cdf") / 1000,
+                                   rtol=RELATIVE_ERROR)
     hist = q.latency_histogram(con, f, bins_per_octave=4)
-    b = np.floor(np.log2(sub["latency_ns"].to_numpy(np.float64)) * 4).astype(int)
+    # each call in the coarse bin of its fine (64 per octave) bin's midpoint
+    b = np.floor(np.log2(np.maximum(bin_mid(bin_of(sub["latency_ns"].to_numpy())), 1)) * 4).astype(int)
     want = sub.assign(b=b).groupby(["op", "variant", "b"]).size()
     got = hist.assign(b=np.rint(np.log2(hist["lo_us"] * 1000) * 4).astype(int)).set_index(["op", "variant", "b"])
     assert got["calls"].sort_index().to_dict() == want.sort_index().to_dict()
@@ -102,7 +118,7 @@ def test_distributions_and_size_curve(con: duckdb.DuckDBPyConnection, raw: pd.Da
     assert len(size) == groups.ngroups
     for key, g in groups:
         assert size.loc[key, "calls"] == len(g)
-        assert size.loc[key, "p50_us"] == pytest.approx(np.median(g["latency_ns"]) / 1000, rel=1e-9)
+        assert size.loc[key, "p50_us"] == pytest.approx(_hq(g["latency_ns"], 0.5) / 1000, rel=1e-12)
         assert size.loc[key, "n_elements"] == pytest.approx(2 ** (key[2] + 0.5))
         assert g["n_elements"].between(2 ** key[2], 2 ** (key[2] + 1) - 1).all()
 
@@ -140,7 +156,7 @@ def test_call_sites_of_one_function(con: duckdb.DuckDBPyConnection, raw: pd.Data
     f = Filters(device_classes=tuple(sorted(raw["device_class"].unique())[:4]))
     got = q.call_sites(con, f, fn)
     sub = raw[_mask(raw, f) & (raw["function"] == fn)]
-    want = sub.groupby(["call_site", "op"]).agg(calls=("latency_ns", "size"), p50=("latency_ns", "median"),
+    want = sub.groupby(["call_site", "op"]).agg(calls=("latency_ns", "size"), p50=("latency_ns", lambda v: _hq(v, 0.5)),
                                                 variants=("variant", lambda v: ", ".join(sorted(set(v)))))
     assert len(got) == len(want)
     fns = q.functions(con, f)
@@ -171,7 +187,7 @@ def test_chosen_against_oracle(con: duckdb.DuckDBPyConnection, raw: pd.DataFrame
     assert len(got) == groups.ngroups
     seen = set()
     for (op, dc, b), g in groups:
-        med = g.groupby("variant")["latency_ns"].median() / 1000
+        med = g.groupby("variant")["latency_ns"].agg(lambda v: _hq(v, 0.5)) / 1000  # the merged-histogram median
         oracle = sorted(med.index, key=lambda v: (med[v], v))[0]
         pick = None
         if dc == dcs[0] and op == "numpy.sum":
