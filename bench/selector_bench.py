@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """The learned selector against its baselines (issues 5 and 17), side by side, per fleet seed.
 
-    python bench/selector_bench.py [--seeds 0-4] [--max-devices 80] [--calls 600]       # independent fleets
+    python bench/selector_bench.py [--seeds 0-4] [--max-devices 80] [--calls 600] [--report]   # independent fleets
     python bench/selector_bench.py --fleet simulated [--seeds 0,1,2,3,4] [--devices 40] [--rows 200000]
                                    [--lake DIR] [--real-lake DIR] [--json bench/results/selector.json]
 
@@ -35,6 +35,7 @@ import json
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -146,9 +147,11 @@ def robust_table(seed: int, run: dict[str, Any]) -> Any:
     from rich.table import Table
 
     spec = run["spec"]
+    ceil = run.get("ceiling") or {}
     t = Table(title=f"seed {seed}: {spec['devices']} devices x {spec['calls']} calls, explore "
                     f"{spec['explore'][0]:.2f}-{spec['explore'][1]:.2f}, {run['held_out_devices']} held out "
-                    f"{run['held_out_kinds']}")
+                    f"{run['held_out_kinds']}; ceiling (best octave table) top1 {ceil.get('top1_score', float('nan')):.4f}"
+                    f" gap {ceil.get('closed_gap', float('nan')):.3f}")
     t.add_column("chooser")
     for s in SETTINGS:
         t.add_column(f"{s} top1", justify="right")
@@ -160,6 +163,25 @@ def robust_table(seed: int, run: dict[str, Any]) -> Any:
             m = run["metrics"][s][name]
             cells += [f"{m['top1_score']:.4f}", f"{m['closed_gap']:.3f}"]
         t.add_row(name, *cells, f"{run['seconds'][name]:.2f}")
+    return t
+
+
+def report_table(seed: int, run: dict[str, Any], chooser: str = "selector") -> Any:
+    """--report: the chooser's top-1 and closed gap per device kind and operator, cold and after
+    the sweep, with 95 % bootstrap intervals over devices (selector/decide.py: intervals)."""
+    from rich.table import Table
+
+    t = Table(title=f"seed {seed}: {chooser} per device kind and operator (value [95 % interval over devices])")
+    for c in ("by", "value", "devices", "calls", "cold top1", "cold gap", "sweep top1", "sweep gap"):
+        t.add_column(c, justify="left" if c in ("by", "value") else "right")
+    for col in ("kind", "op"):
+        cold, warm = run["by"][f"{chooser}/cold/{col}"], run["by"][f"{chooser}/after_sweep/{col}"]
+        for key in sorted(cold):
+            cells = []
+            for m in (cold[key], warm[key]):
+                cells += [f"{m['top1_score']:.4f} [{m['top1_ci'][0]:.3f}, {m['top1_ci'][1]:.3f}]",
+                          f"{m['closed_gap']:.3f} [{m['gap_ci'][0]:.2f}, {m['gap_ci'][1]:.2f}]"]
+            t.add_row(col, key, str(cold[key]["devices"]), str(cold[key]["calls"]), *cells)
     return t
 
 
@@ -176,6 +198,10 @@ def robust_summary(runs: dict[int, dict[str, Any]]) -> dict[str, Any]:
                 half = 1.96 * statistics.stdev(vals.values()) / len(vals) ** 0.5 if len(vals) > 1 else 0.0
                 row[k] = {"min": vals[worst], "worst_seed": worst, "mean": mean, "ci95": [mean - half, mean + half]}
             out.setdefault(s, {})[name] = row
+    vals = {seed: r["ceiling"] for seed, r in runs.items() if r.get("ceiling")}
+    if vals:
+        out["ceiling"] = {k: {"min": min(v[k] for v in vals.values()),
+                              "worst_seed": min(vals, key=lambda x: vals[x][k])} for k in ("top1_score", "closed_gap")}
     return out
 
 
@@ -194,6 +220,9 @@ def robust_summary_table(summ: dict[str, Any], n: int) -> Any:
             a, g = summ[s][name]["top1_score"], summ[s][name]["closed_gap"]
             t.add_row(s, name, f"{a['min']:.4f} ({a['worst_seed']})", f"{a['mean']:.4f} [{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}]",
                       f"{g['min']:.3f} ({g['worst_seed']})", f"{g['mean']:.3f} [{g['ci95'][0]:.3f}, {g['ci95'][1]:.3f}]")
+    if "ceiling" in summ:
+        a, g = summ["ceiling"]["top1_score"], summ["ceiling"]["closed_gap"]
+        t.add_row("ceiling", "best table", f"{a['min']:.4f} ({a['worst_seed']})", "", f"{g['min']:.3f} ({g['worst_seed']})", "")
     return t
 
 
@@ -209,14 +238,49 @@ def main_robust(args: argparse.Namespace, seeds: list[int]) -> int:
             with out.status(f"seed {seed}: generating and fitting"):
                 runs[seed] = run_seed(seed, Path(tmp) / f"seed-{seed}", args.max_devices, args.calls)
             out.print(robust_table(seed, runs[seed]))
-    summ = robust_summary(runs)
-    out.print(robust_summary_table(summ, len(runs)))
-    doc = {"config": {"fleet": "independent", "seeds": seeds, "max_devices": args.max_devices, "calls": args.calls},
-           "seeds": {str(k): v for k, v in runs.items()}, "summary": summ}
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(doc, indent=1, sort_keys=True))
+            if args.report and runs[seed]["held_out_devices"]:
+                out.print(report_table(seed, runs[seed]))
+            write_robust(args, seeds, runs)  # after every seed: a long run stopped early keeps what it measured
+    out.print(robust_summary_table(robust_summary(runs), len(runs)))
     out.print(f"wrote {args.json}")
     return 0
+
+
+def write_robust(args: argparse.Namespace, seeds: list[int], runs: dict[int, dict[str, Any]]) -> None:
+    doc = {"config": {"fleet": "independent", "seeds": seeds, "max_devices": args.max_devices, "calls": args.calls,
+                      "date": time.strftime("%Y-%m-%d"), "done": sorted(runs)},
+           "seeds": {str(k): v for k, v in runs.items()}, "summary": robust_summary(runs)}
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.json.with_suffix(".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, sort_keys=True))
+    tmp.replace(args.json)
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The per-seed and worst-seed tables of an independent-fleet results file, as docs/selector.md shows them."""
+    def cell(m: dict[str, float]) -> str:
+        return f"{m['top1_score']:.4f} · {m['closed_gap']:.3f}"
+
+    head = "| seed | devices (held out) | ceiling | " + " | ".join(f"{n} cold / sweep" for n in ROBUST) + " |"
+    lines = [head, "| " + " | ".join(["---"] * (3 + len(ROBUST))) + " |"]
+    for seed, r in sorted(doc["seeds"].items(), key=lambda kv: int(kv[0])):
+        m = r["metrics"]
+        cells = [f"{cell(m['cold'][n])} / {cell(m['after_sweep'][n])}" for n in ROBUST]
+        lines.append(f"| {seed} | {r['spec']['devices']} ({r['held_out_devices']}) | {cell(r['ceiling'])} | "
+                     + " | ".join(cells) + " |")
+    summ = doc["summary"]
+    lines += ["", "| setting | chooser | top-1 worst (seed) | top-1 mean [95 %] | gap worst (seed) | gap mean [95 %] |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for s in SETTINGS:
+        for n in ROBUST:
+            a, g = summ[s][n]["top1_score"], summ[s][n]["closed_gap"]
+            lines.append(f"| {s} | {n} | {a['min']:.4f} ({a['worst_seed']}) | {a['mean']:.4f} [{a['ci95'][0]:.3f}, "
+                         f"{a['ci95'][1]:.3f}] | {g['min']:.3f} ({g['worst_seed']}) | {g['mean']:.3f} "
+                         f"[{g['ci95'][0]:.3f}, {g['ci95'][1]:.3f}] |")
+    if "ceiling" in summ:
+        a, g = summ["ceiling"]["top1_score"], summ["ceiling"]["closed_gap"]
+        lines.append(f"| ceiling | best table | {a['min']:.4f} ({a['worst_seed']}) | | {g['min']:.3f} ({g['worst_seed']}) | |")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -230,7 +294,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lake", type=Path, default=None, help="keep the simulated lakes here (DIR/seed-...)")
     ap.add_argument("--real-lake", type=Path, default=None, help="also evaluate this lake's real rows")
     ap.add_argument("--json", type=Path, default=DEFAULT_JSON)
+    ap.add_argument("--report", action="store_true",
+                    help="independent fleets: also the selector per device kind and operator, with intervals")
+    ap.add_argument("--markdown", action="store_true", help="print the tables of the --json results file as markdown")
     args = ap.parse_args(argv)
+    if args.markdown:
+        path = args.json if args.json != DEFAULT_JSON else ROOT / "bench" / "results" / "selector_robust.json"
+        print(markdown(json.loads(path.read_text())))
+        return 0
     seeds = parse_seeds(args.seeds)
     if args.fleet == "independent":
         if args.lake is not None or args.real_lake is not None:

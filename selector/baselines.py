@@ -109,7 +109,7 @@ class Lookup(Chooser, BaseEstimator):
         return out
 
 
-NUMERIC = ("log2_cores", "isa", "ghz", "l2_kib", "l3_kib", "gpu", "itemsize", "log2_n", "log2_d0", "log2_d1")
+NUMERIC = ("log2_cores", "log2_simd_bytes", "ghz", "l2_kib", "l3_kib", "gpu", "itemsize", "log2_n", "log2_d0", "log2_d1")
 
 
 class KNN(Chooser, BaseEstimator):

@@ -75,6 +75,64 @@ def score(doc: Mapping[str, object], calls: pd.DataFrame, latencies: Sequence[Ma
                      int(calls["device_id"].nunique()) if len(calls) else 0, skipped)
 
 
+def latencies_of(doc: Mapping[str, object], calls: pd.DataFrame, latencies: Sequence[Mapping[str, float]],
+                 sbs: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per call: the latency of the table's decision (as `score` resolves it), the oracle's and SBS's."""
+    chosen, oracle, base = (np.zeros(len(calls)) for _ in range(3))
+    for i, (op, n, dc, lat) in enumerate(zip(calls["op"], calls["n_elements"], calls["device_class"], latencies)):
+        v = lookup(doc, str(dc), str(op), int(n))  # type: ignore[arg-type]
+        if v not in lat:
+            v = builtin(str(op), int(n), tuple(lat))
+        chosen[i], oracle[i] = lat[v], min(lat.values())
+        base[i] = lat[sbs.pick(str(op), tuple(lat))]  # type: ignore[attr-defined]
+    return chosen, oracle, base
+
+
+@dataclass(frozen=True)
+class Interval:
+    """top-1 and closed gap with a 95 % bootstrap interval over devices (resampled with replacement)."""
+
+    top1_score: float
+    top1_ci: tuple[float, float]
+    closed_gap: float
+    gap_ci: tuple[float, float]
+    calls: int
+    devices: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"top1_score": round(self.top1_score, 6), "top1_ci": [round(x, 6) for x in self.top1_ci],
+                "closed_gap": round(self.closed_gap, 6), "gap_ci": [round(x, 6) for x in self.gap_ci],
+                "calls": self.calls, "devices": self.devices}
+
+
+def _ratios(c: np.ndarray, o: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """top-1 and closed gap of summed latencies (last axis: devices); gap 1 where SBS is the oracle."""
+    tc, to, tb = c.sum(-1), o.sum(-1), b.sum(-1)
+    span = tb - to
+    gap = np.where(span > 0, (tb - tc) / np.where(span > 0, span, 1.0), 1.0)
+    return np.where(tc > 0, to / np.where(tc > 0, tc, 1.0), 1.0), gap
+
+
+def intervals(doc: Mapping[str, object], calls: pd.DataFrame, latencies: Sequence[Mapping[str, float]], sbs: object,
+              column: str, reps: int = 400, seed: int = 0) -> dict[str, Interval]:
+    """Per value of `column` (device kind, operator): the table's top-1 and closed gap with a
+    95 % percentile-bootstrap interval over the devices that made those calls (the unit a fleet
+    varies by: one device's hidden factors move all of its calls together)."""
+    chosen, oracle, base = latencies_of(doc, calls, latencies, sbs)
+    rng = np.random.default_rng(seed)
+    out: dict[str, Interval] = {}
+    for key, ix in calls.groupby(column, sort=True).indices.items():
+        dev = pd.factorize(calls["device_id"].to_numpy()[ix])[0]
+        per = [np.bincount(dev, weights=a[ix]) for a in (chosen, oracle, base)]
+        top1, gap = _ratios(*per)
+        draw = rng.integers(0, len(per[0]), size=(reps, len(per[0])))
+        bt, bg = _ratios(*(a[draw] for a in per))
+        out[str(key)] = Interval(float(top1), (float(np.quantile(bt, 0.025)), float(np.quantile(bt, 0.975))),
+                                 float(gap), (float(np.quantile(bg, 0.025)), float(np.quantile(bg, 0.975))),
+                                 int(len(ix)), int(len(per[0])))
+    return out
+
+
 def score_by(doc: Mapping[str, object], calls: pd.DataFrame, latencies: Sequence[Mapping[str, float]],
              sbs: object, column: str) -> dict[str, Decisions]:
     """`score` per value of one column of calls (device kind, operator)."""

@@ -1,6 +1,6 @@
 """Model features from telemetry rows (calls schema columns), and the target log(latency_ns).
 
-Per row: the device class (cores, ISA level as an ordinal, cache sizes, GPU flag, clock parsed
+Per row: the device class (cores, SIMD width from the ISA level, cache sizes, GPU flag, clock parsed
 from cpu_model where the model name carries it, runtime), the call (operator, dtype item
 size, log2 element count, ndim, log2 of the first two dims), the variant, and per operator
 family an estimate of FLOPs and bytes moved from the recorded (largest-operand) shape
@@ -20,6 +20,10 @@ ISA_ORDINAL = {"x86-64-v1": 1, "x86-64-v2": 2, "x86-64-v3": 3, "x86-64-v4": 4,
                "armv8": 2, "armv8.2": 3, "armv9": 4, "simd128": 1}
 ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "uint16": 2, "float16": 2, "int32": 4, "uint32": 4,
             "float32": 4, "int64": 8, "uint64": 8, "float64": 8, "complex64": 8, "complex128": 16}
+# SIMD register width in bytes per ISA level: AVX-512 64, AVX2 32, SSE 16; NEON (every armv8/v9
+# here) and wasm simd128 are 16 bytes, so an ordinal shared by x86 and ARM would overstate ARM
+SIMD_BYTES = {"x86-64-v1": 16, "x86-64-v2": 16, "x86-64-v3": 32, "x86-64-v4": 64,
+              "armv8": 16, "armv8.2": 16, "armv9": 16, "simd128": 16}
 CATEGORICAL = ("op", "variant", "runtime", "family", "os", "arch")
 DEVICE_COLUMNS = ("cores", "isa_level", "l1d_kib", "l2_kib", "l3_kib", "gpu", "cpu_model", "runtime")
 GHZ = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*GHz")
@@ -96,13 +100,12 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
         flops[m], nbytes[m] = f, b
     cores = rows["cores"].fillna(1).to_numpy(np.float64)
     ghz = rows["cpu_model"].fillna("").str.extract(GHZ, expand=False).astype(float).to_numpy()
-    isa = rows["isa_level"].map(ISA_ORDINAL).to_numpy(np.float64)
-    simd_bytes = np.where(isa >= 4, 64, np.where(isa >= 3, 32, 16))
+    simd_bytes = rows["isa_level"].map(SIMD_BYTES).to_numpy(np.float64)  # NaN: no ISA level recorded
     out = pd.DataFrame({
         "op": rows["op"].astype(str).to_numpy(), "variant": rows["variant"].astype(str).to_numpy(),
         "runtime": rows["runtime"].astype(str).to_numpy(), "family": fams.to_numpy(),
         "os": _text(rows, "os"), "arch": _text(rows, "arch"),
-        "cores": cores, "log2_cores": np.log2(cores), "isa": isa, "ghz": ghz,
+        "cores": cores, "log2_cores": np.log2(cores), "log2_simd_bytes": np.log2(simd_bytes), "ghz": ghz,
         "l1d_kib": rows["l1d_kib"].to_numpy(np.float64), "l2_kib": rows["l2_kib"].to_numpy(np.float64),
         "l3_kib": rows["l3_kib"].to_numpy(np.float64), "gpu": rows["gpu"].notna().to_numpy(np.float64),
         "itemsize": item, "log2_n": np.log2(n), "ndim": [float(len(s)) for s in shapes],
@@ -110,7 +113,7 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
         "log2_flops": np.log2(flops), "log2_bytes": np.log2(nbytes),
         # the roofline's own terms: per-core and per-device compute time, working set vs caches
         "log2_flops_per_core": np.log2(flops) - np.log2(cores),
-        "log2_flops_per_lane": np.log2(flops) - np.log2(np.maximum(1, simd_bytes / item)) - np.log2(np.nan_to_num(ghz, nan=3.0)),
+        "log2_flops_per_lane": np.log2(flops) - np.log2(np.maximum(1, np.nan_to_num(simd_bytes, nan=16) / item)) - np.log2(np.nan_to_num(ghz, nan=3.0)),
         "log2_bytes_over_l2": np.log2(nbytes) - np.log2(rows["l2_kib"].fillna(256).to_numpy(np.float64) * 1024),
         "log2_bytes_over_l3": np.log2(nbytes) - np.log2(rows["l3_kib"].fillna(8192).to_numpy(np.float64) * 1024),
     })

@@ -12,8 +12,10 @@ Two parts (docs/selector.md, "Model"):
 - the device calibration: a device class's own exploration rows (its autotune sweep) give
   the fleet model's residual per (operator, variant, dtype) at the sizes it measured; a query
   adds those residuals smoothed over log2 FLOPs (a wide Gaussian kernel, then a narrow one
-  on what is left), each shrunk toward zero by a prior weight. The fleet cannot know hidden
-  per-device factors (BLAS quality, GPU peak, memory bandwidth); the device's sweep can.
+  on what is left), each shrunk toward zero by a prior weight, scaled per operator by an
+  empirical-Bayes factor (noise over spread of the offsets: a noisy operator's sweep must say
+  more to move it). The fleet cannot know hidden per-device factors (BLAS quality, GPU peak,
+  memory bandwidth); the device's sweep can.
 
 Conventions: scikit-learn's (fit/predict, fitted attributes end in "_", `check_is_fitted`).
 X is a frame of telemetry rows (calls schema columns); y defaults to log(latency_ns).
@@ -38,7 +40,8 @@ from everypath.selector.evaluate import shape_key
 from everypath.selector.features import CATEGORICAL, features, log_flops, target
 
 MAX_WEIGHT = 50.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf
-FORMAT = 3  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features (older: not comparable)
+FORMAT = 4  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features; 4: SIMD width instead of
+# the ISA ordinal, empirical-Bayes calibration priors (older: not comparable, their features differ)
 CAL_KEY = ("device_class", "op", "variant", "dtype")
 SEP = "\x1f"  # joins a calibration key into one string (skops stores str-keyed dicts)
 
@@ -128,6 +131,13 @@ def cost_weight(X: pd.DataFrame, power: float) -> np.ndarray:
     return (lat / np.median(lat)) ** power
 
 
+def mad2(x: np.ndarray) -> float:
+    """A variance robust to outliers: (1.4826 * median absolute deviation)^2."""
+    if not len(x):
+        return 0.0
+    return float((1.4826 * np.median(np.abs(x - np.median(x)))) ** 2)
+
+
 def smooth(xq: np.ndarray, px: np.ndarray, r: np.ndarray, bandwidth: float, prior: float,
            level: np.ndarray | float = 0.0) -> np.ndarray:
     """Gaussian-kernel mean of residuals r (at px) around each xq, shrunk toward `level` by a
@@ -163,7 +173,7 @@ class VariantSelector(Chooser, BaseEstimator):
     def __init__(self, max_iter: int = 400, learning_rate: float = 0.05, max_leaf_nodes: int = 31,
                  min_samples_leaf: int = 40, l2_regularization: float = 0.0, cost_power: float = 0.25,
                  cal_bandwidth: float = 1.5, cal_prior: float = 0.5, cal_wide_bandwidth: float = 4.0,
-                 cal_wide_prior: float = 1.0, random_state: int = 0) -> None:
+                 cal_wide_prior: float = 1.0, max_shrink: float = 100.0, random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
@@ -174,6 +184,7 @@ class VariantSelector(Chooser, BaseEstimator):
         self.cal_prior = cal_prior  # in measurements at distance 0
         self.cal_wide_bandwidth = cal_wide_bandwidth
         self.cal_wide_prior = cal_wide_prior
+        self.max_shrink = max_shrink  # cap on the per-operator prior multiplier (empirical Bayes)
         self.random_state = random_state
 
     def _encode(self, f: pd.DataFrame) -> np.ndarray:
@@ -199,8 +210,37 @@ class VariantSelector(Chooser, BaseEstimator):
         with threadpool_limits(limits=1, user_api="openmp"):
             self.model_.fit(self._encode(f), y - log_flops(f), sample_weight=w)
         self.format_ = FORMAT
+        self.shrink_: dict[str, float] = self._shrinkage(X)
         self.calibration_: dict[str, np.ndarray] = self._calibration(X)
         return self
+
+    def _shrinkage(self, X: pd.DataFrame) -> dict[str, float]:
+        """Per operator, how many sweep measurements a device's own offset is worth less than
+        the fleet model (empirical Bayes, docs/selector.md): the ratio of the within-key noise
+        of the fleet model's residuals on training explore rows (sigma^2: per-call noise and, for
+        matmul, the unrecorded third dimension) to the spread of the keys' own offsets
+        (tau^2: what a device's hidden factors move). Robust (MAD) estimates: 1 % of calls are
+        outliers. At least 1, so the priors are a floor."""
+        g = sweep_groups(X)
+        if g.empty:
+            return {}
+        r = g["y"].to_numpy(np.float64) - self._fleet(features(g))
+        df = pd.DataFrame({"op": g["op"].astype(str).to_numpy(), "key": g[list(CAL_KEY)].astype(str).agg(SEP.join, axis=1),
+                           "r": r})
+        out: dict[str, float] = {}
+        for op, d in df.groupby("op", sort=True):
+            per = d.groupby("key")["r"]
+            n, med = per.transform("size").to_numpy(), per.transform("median").to_numpy()
+            within = d["r"].to_numpy() - med
+            keep = n >= 3
+            if keep.sum() < 10:
+                continue
+            sigma2 = mad2(within[keep] * np.sqrt(n[keep] / (n[keep] - 1)))
+            means = per.median()[per.size() >= 3].to_numpy()
+            sizes = per.size()[per.size() >= 3].to_numpy()
+            tau2 = max(mad2(means) - sigma2 * float(np.mean(1.0 / sizes)), 1e-3)
+            out[str(op)] = float(np.clip(sigma2 / tau2, 1.0, self.max_shrink))
+        return out
 
     def _fleet(self, f: pd.DataFrame) -> np.ndarray:
         with threadpool_limits(limits=1, user_api="openmp"):
@@ -236,8 +276,9 @@ class VariantSelector(Chooser, BaseEstimator):
         for key, ix in keys.groupby(list(CAL_KEY), sort=False).indices.items():
             p = self.calibration_.get(SEP.join(key))
             if p is not None:
-                wide = smooth(x[ix], p[0], p[1], self.cal_wide_bandwidth, self.cal_wide_prior)
-                out[ix] = smooth(x[ix], p[0], p[1], self.cal_bandwidth, self.cal_prior, level=wide)
+                rho = getattr(self, "shrink_", {}).get(key[1], 1.0)  # noisy operators need more measurements
+                wide = smooth(x[ix], p[0], p[1], self.cal_wide_bandwidth, self.cal_wide_prior * rho)
+                out[ix] = smooth(x[ix], p[0], p[1], self.cal_bandwidth, self.cal_prior * rho, level=wide)
         return out
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:

@@ -7,6 +7,11 @@ against the generator's noise-free truth. Three settings, reported separately:
 - cold: a class never seen, known by its device fields only (the table built from them);
 - after_sweep: the same devices after a 300-call autotune-like sweep (calibrated on it);
 - fallback: the file's "*" table alone (what the runtime uses for a class the file does not name).
+
+Also per seed: the *ceiling*, the best table the format allows (per held-out class, operator and
+octave of n_elements the variant with the least true latency over the scored calls themselves:
+an upper bound no chooser can reach without seeing them), and for the selector and gbr, top-1
+and closed gap per device kind and per operator with 95 % bootstrap intervals over devices.
 """
 from __future__ import annotations
 
@@ -20,7 +25,7 @@ import pyarrow as pa
 
 from everypath.selector import indfleet as F
 from everypath.selector.baselines import KNN, SBS, Lookup, PlainGBR
-from everypath.selector.decide import score, score_by
+from everypath.selector.decide import intervals, score
 from everypath.selector.model import Chooser, VariantSelector
 from everypath.selector.table import build, devices_of
 
@@ -56,6 +61,22 @@ def truth_of(d: F.Device, calls: F.Calls) -> tuple[pd.DataFrame, list[dict[str, 
     lat = [{v: F.truth(d, op, v, dt, dims) for v in built[op]}
            for op, dt, dims in zip(calls.op, calls.dtype, calls.dims)]
     return df, lat
+
+
+def ceiling(calls: pd.DataFrame, lats: list[dict[str, float]]) -> dict[str, object]:
+    """The best table of format 1 at octave buckets for these very calls (module docstring)."""
+    b = np.floor(np.log2(calls["n_elements"].clip(lower=1).to_numpy(np.float64))).astype(np.int64)
+    tot: dict[tuple[str, str], dict[int, dict[str, float]]] = {}
+    for dc, op, bb, lat in zip(calls["device_class"], calls["op"], b, lats):
+        cell = tot.setdefault((str(dc), str(op)), {}).setdefault(int(bb), {})
+        for v, t in lat.items():
+            cell[v] = cell.get(v, 0.0) + t
+    tables: dict[str, list[dict[str, object]]] = {}
+    for (dc, op), per in sorted(tot.items()):
+        bs = sorted(per)
+        tables.setdefault(dc, []).append({"op": op, "bounds": [2 ** x for x in bs[1:]],
+                                          "variants": [min(sorted(per[x]), key=per[x].__getitem__) for x in bs]})
+    return {"format": 1, "version": "ceiling", "tables": tables}
 
 
 def fit_all(train: pd.DataFrame) -> tuple[dict[str, Chooser], dict[str, float]]:
@@ -108,11 +129,13 @@ def run_seed(seed: int, lake: Path, max_devices: int = 120, calls: int = 800) ->
         star = {"format": 1, "version": "fallback", "tables": {"*": cold["tables"]["*"]}}
         for setting, doc in (("cold", cold), ("after_sweep", warm), ("fallback", star)):
             result[setting][name] = score(doc, calls_df, lats, sbs).as_dict()
-            if name == "selector" and setting != "fallback":  # where the selector's losses are
+            if name in ("selector", "gbr") and setting != "fallback":  # where the losses are, with intervals
                 for col in ("kind", "op"):
-                    by[f"{setting}/{col}"] = {k: v.as_dict() for k, v in score_by(doc, calls_df, lats, sbs, col).items()}
+                    by[f"{name}/{setting}/{col}"] = {k: v.as_dict() for k, v in
+                                                     intervals(doc, calls_df, lats, sbs, col, seed=seed).items()}
+    ceil = score(ceiling(calls_df, lats), calls_df, lats, sbs).as_dict() if len(test) else {}
     kinds = pd.Series([d.kind.value for d, _ in test]).value_counts().to_dict()
     return {"spec": {"devices": spec.devices, "calls": spec.calls, "explore": list(spec.explore),
                      "mix": [round(m, 3) for m in spec.mix]},
             "held_out_devices": len(test), "held_out_kinds": kinds, "train_rows": int(len(train)),
-            "metrics": result, "selector_by": by, "seconds": {k: round(v, 3) for k, v in seconds.items()}}
+            "metrics": result, "ceiling": ceil, "by": by, "seconds": {k: round(v, 3) for k, v in seconds.items()}}
