@@ -33,5 +33,8 @@ def test_comparison_is_strict_where_numpy_is():
     assert differ(np.ones(2, np.float32), np.ones(2), 1.0)  # and the dtype of an array
     assert not differ(np.float32(1.0), np.float32(1.0 + 1e-7), 1.0)
     assert differ(np.array([1, 2]), np.array([1, 3]), 1.0)
+    # float64 results of float32 intermediates: float32's relative tolerance (an ulp of a float32 cos, bench seed 9001)
+    ref, got = np.array([5.188280165195465]), np.array([5.188280463218689])
+    assert differ(ref, got, 1.0) and not differ(ref, got, 1.0, narrow=True)
     assert not differ((ValueError("a"), None), (ValueError("b"), None), 1.0)
     assert differ(ValueError("a"), IndexError("a"), 1.0)
