@@ -19,8 +19,8 @@ Two parts (docs/selector.md, "Model"):
 
 Conventions: scikit-learn's (fit/predict, fitted attributes end in "_", `check_is_fitted`).
 X is a frame of telemetry rows (calls schema columns); y defaults to log(latency_ns).
-Calls chosen by exploration are weighted by 1/propensity (inverse propensity), so variants
-the policy rarely tries count as much as they would under uniform choice.
+Calls chosen by exploration are weighted by 1/propensity (inverse propensity, clipped at
+`max_weight`), so variants the policy rarely tries count more, as under uniform choice.
 HGB runs on one OpenMP thread: 3-4x faster than two on the shared 2-core machines (measured).
 Never call predict in the hot path: the grid is scored at retrain time (selector/table.py).
 """
@@ -39,7 +39,8 @@ from everypath.selector.availability import Seen, candidates
 from everypath.selector.evaluate import shape_key
 from everypath.selector.features import CATEGORICAL, features, log_flops, target
 
-MAX_WEIGHT = 50.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf
+MAX_WEIGHT = 5.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf (50 gave the
+# independent fleets' worst seeds: a device with ε = 0.02 makes each explore row weigh 50-200 calls)
 FORMAT = 4  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features; 4: SIMD width instead of
 # the ISA ordinal, empirical-Bayes calibration priors (older: not comparable, their features differ)
 CAL_KEY = ("device_class", "op", "variant", "dtype")
@@ -118,10 +119,10 @@ def fit_variants(X: pd.DataFrame) -> dict[str, tuple[str, ...]]:
     return {op: tuple(sorted(g.unique())) for op, g in X.groupby("op")["variant"]}
 
 
-def ipw(X: pd.DataFrame) -> np.ndarray:
+def ipw(X: pd.DataFrame, max_weight: float = MAX_WEIGHT) -> np.ndarray:
     prop = X["propensity"].to_numpy(np.float64) if "propensity" in X else np.ones(len(X))
     explore = X["explore"].to_numpy(bool) if "explore" in X else np.zeros(len(X), bool)
-    return np.where(explore, np.clip(1.0 / np.clip(prop, 1e-6, None), 1.0, MAX_WEIGHT), 1.0)
+    return np.where(explore, np.clip(1.0 / np.clip(prop, 1e-6, None), 1.0, max_weight), 1.0)
 
 
 def cost_weight(X: pd.DataFrame, power: float) -> np.ndarray:
@@ -173,7 +174,8 @@ class VariantSelector(Chooser, BaseEstimator):
     def __init__(self, max_iter: int = 400, learning_rate: float = 0.05, max_leaf_nodes: int = 31,
                  min_samples_leaf: int = 40, l2_regularization: float = 0.0, cost_power: float = 0.25,
                  cal_bandwidth: float = 1.5, cal_prior: float = 0.5, cal_wide_bandwidth: float = 4.0,
-                 cal_wide_prior: float = 1.0, max_shrink: float = 100.0, random_state: int = 0) -> None:
+                 cal_wide_prior: float = 1.0, max_shrink: float = 100.0, max_weight: float = MAX_WEIGHT,
+                 random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
         self.max_leaf_nodes = max_leaf_nodes
@@ -185,6 +187,7 @@ class VariantSelector(Chooser, BaseEstimator):
         self.cal_wide_bandwidth = cal_wide_bandwidth
         self.cal_wide_prior = cal_wide_prior
         self.max_shrink = max_shrink  # cap on the per-operator prior multiplier (empirical Bayes)
+        self.max_weight = max_weight  # clip on 1/propensity of the fleet model's explore rows
         self.random_state = random_state
 
     def _encode(self, f: pd.DataFrame) -> np.ndarray:
@@ -195,7 +198,7 @@ class VariantSelector(Chooser, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: np.ndarray | None = None) -> "VariantSelector":
         y = target(X) if y is None else np.asarray(y, np.float64)
-        rows, y, w = aggregate(X, y, ipw(X) * cost_weight(X, self.cost_power))
+        rows, y, w = aggregate(X, y, ipw(X, self.max_weight) * cost_weight(X, self.cost_power))
         f = features(rows)
         self.vocab_ = {c: {v: i for i, v in enumerate(sorted(f[c].unique()))} for c in CATEGORICAL}
         # a feature no training row has (GHz on CPUs whose model name omits it) carries nothing,

@@ -12,7 +12,7 @@ from everypath.selector import indfleet as F
 from everypath.selector.baselines import SBS
 from everypath.selector.decide import intervals, latencies_of, score
 from everypath.selector.features import features
-from everypath.selector.model import VariantSelector, mad2
+from everypath.selector.model import VariantSelector, ipw, mad2
 from everypath.selector.robust import ceiling, truth_of
 from everypath.selector.table import build
 
@@ -98,3 +98,20 @@ def test_ceiling_bounds_every_table_and_intervals_match_the_score(
             assert iv.top1_ci == pytest.approx((iv.top1_score, iv.top1_score))
     chosen, oracle, _ = latencies_of(doc, calls, lats, sbs)
     assert (chosen >= oracle).all() and oracle.sum() / chosen.sum() == pytest.approx(mine.top1_score, rel=1e-9)
+
+
+def test_explore_weights_are_clipped_at_max_weight(small: tuple[list[F.Device], list[F.Calls], pd.DataFrame]) -> None:
+    _, _, rows = small
+    explore = rows["explore"].to_numpy(bool)
+    prop = rows["propensity"].to_numpy(np.float64)
+    assert (1.0 / prop[explore]).max() > 5.0  # the fleet has explore rows that 1/propensity would weigh more
+    want = np.where(explore, np.clip(1.0 / prop, 1.0, 5.0), 1.0)
+    np.testing.assert_allclose(ipw(rows, 5.0), want)
+    # max_weight reaches the fit: clipping at 1 is the same fleet model as propensity 1 on every row
+    # (calibration and shrinkage use the same explore rows in both), clipping at 50 is not
+    probe = rows.iloc[::7].reset_index(drop=True)
+    flat = VariantSelector(**QUICK, max_weight=1.0).fit(rows).predict(probe)
+    same = VariantSelector(**QUICK, max_weight=50.0).fit(rows.assign(propensity=1.0)).predict(probe)
+    wide = VariantSelector(**QUICK, max_weight=50.0).fit(rows).predict(probe)
+    np.testing.assert_allclose(flat, same)
+    assert np.abs(wide - flat).max() > 1e-3
