@@ -8,6 +8,7 @@ checks without Python (key_spec): exact types, dtype and rank for arrays, item b
 from __future__ import annotations
 
 import inspect
+import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -81,7 +82,8 @@ _PLAIN_SCALARS = frozenset({int, float, bool, complex, type(None), str})
 
 def key_spec(key: Any) -> Any:
     """A fast_key item as the C entry checks it: ('t', type) for an exact type, ('a', type, dtype, ndim)
-    for a NumPy array, ('u', items) for a tuple; None when C cannot check it (lists, tensors)."""
+    for a NumPy array, ('T', type, dtype, ndim) for a torch tensor, ('u', items) for a tuple; None when C
+    cannot check it (lists)."""
     import numpy as np  # keys of arrays exist only once NumPy is loaded
 
     if isinstance(key, type):
@@ -95,6 +97,9 @@ def key_spec(key: Any) -> Any:
             return ("a", t, dtype, ndim)
         if issubclass(t, np.generic):  # a NumPy scalar type has one dtype and rank 0
             return ("t", t)
+        torch = sys.modules.get("torch")  # keys of tensors exist only once torch is loaded
+        if torch is not None and issubclass(t, torch.Tensor):
+            return ("T", t, dtype, ndim)
     return None
 
 

@@ -21,6 +21,8 @@ VSC_OPS = frozenset({
     "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos",
     "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "floor", "ceil", "trunc", "rint",
     "arctan2", "hypot", "copysign", "fmax", "fmin", "maximum", "minimum", "sign", "where",
+    # torch's (variants/include/everypath/ops/torch_ops.hpp)
+    "torch_max", "torch_min", "torch_relu", "torch_sigmoid", "torch_silu", "torch_hardswish",
 })
 MASK_OPS = frozenset({"lt", "le", "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not"})
 FLOATS = frozenset({DType.FLOAT32, DType.FLOAT64})

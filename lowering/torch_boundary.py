@@ -10,15 +10,17 @@ parameter, before anything is compiled.
 
 Fused element-wise loops are shared with NumPy code and report NumPy's broadcasting ValueError;
 for a function on tensors it is re-raised as the RuntimeError torch gives for the same shapes.
+
+The conversions are made in C by the runtime (lowering/runtime/tensors.cpp), and the dispatcher checks a
+tensor's dtype and rank itself (lowering/calls.py key_spec 'T'), so a call on tensors costs about what one
+on arrays does plus ``numpy()`` and ``from_numpy`` (a few µs, not the ~60 µs of doing it here per call);
+this module keeps the refusals' wording (tensor_view, check_arguments) and torch's broadcast message.
 """
 from __future__ import annotations
 
 import re
 import sys
 from typing import Any, Callable
-
-_BROADCAST = "operands could not be broadcast together with shapes "
-
 
 def check_arguments(fname: str, names: list[str], values: tuple[Any, ...]) -> None:
     """TypeError (naming the parameter) for any tensor argument that cannot cross as a NumPy view."""
@@ -51,6 +53,16 @@ def _check(torch: Any, fname: str, label: str, v: Any) -> None:
                         "convert it (x.float(), x.double(), ...)")
 
 
+def tensor_view(fname: str, label: str, v: Any) -> Any:
+    """The NumPy view a tensor argument crosses as, where ``tensor.numpy()`` refused it: the runtime
+    (lowering/runtime/tensors.cpp) calls this, so the refusal is our TypeError naming the parameter,
+    and a lazy conj/neg view crosses resolved."""
+    import torch
+
+    _check(torch, fname, label, v)
+    return v.resolve_conj().resolve_neg().numpy()
+
+
 def has_tensor(desc: dict[str, Any]) -> bool:
     """Whether a signature type descriptor (lowering.signature.type_descriptor) holds a torch tensor."""
     if desc["kind"] == "array":
@@ -61,46 +73,19 @@ def has_tensor(desc: dict[str, Any]) -> bool:
 
 
 def wrap(native: Callable[..., Any], sig: dict[str, Any]) -> Callable[..., Any]:
-    """The native entry point taking and returning tensors where the signature has them."""
-    params = sig["params"]
-    if not any(has_tensor(p["type"]) for p in params) and not has_tensor(sig["result"]):
-        return native
-    import numpy as np
-    import torch
+    """The native entry point for a signature: the runtime Function itself, which converts tensors in C
+    (tensors.cpp), so that the dispatcher calls it without Python; wrapped in Python where PIL images cross
+    (lowering/pil_boundary.py). A runtime built before it did (a stale lowering/_runtime*.so) is refused for
+    signatures with tensors rather than given arrays for tensors."""
+    from everypath.lowering import _runtime
 
-    by_name = {p["name"]: p["type"] for p in params}
+    if not getattr(_runtime, "TORCH_TENSORS", False) and \
+            (any(has_tensor(p["type"]) for p in sig["params"]) or has_tensor(sig["result"])):
+        raise ImportError("everypath.lowering._runtime predates torch.Tensor support: rebuild it "
+                          "(python setup.py build_ext --inplace)")
+    from everypath.lowering.pil_boundary import wrap as wrap_images  # PIL images: converted in Python
 
-    def to_numpy(v: Any, desc: dict[str, Any], seen: dict[int, Any]) -> Any:
-        if desc["kind"] == "array" and desc.get("torch") and isinstance(v, torch.Tensor):
-            a = v.resolve_conj().resolve_neg().numpy()  # a view unless the tensor is a lazy conj/neg view
-            seen[id(a)] = v
-            return a
-        if desc["kind"] == "tuple" and isinstance(v, tuple) and len(v) == len(desc["items"]):
-            return tuple(to_numpy(x, d, seen) for x, d in zip(v, desc["items"]))
-        return v  # not a tensor: the runtime checks it against the signature
-
-    def to_torch(v: Any, desc: dict[str, Any], seen: dict[int, Any]) -> Any:
-        if desc["kind"] == "array" and desc.get("torch"):
-            if id(v) in seen:
-                return seen[id(v)]  # the argument itself: the same tensor object, as eager code returns it
-            return torch.from_numpy(np.asarray(v))
-        if desc["kind"] == "tuple":
-            return tuple(to_torch(x, d, seen) for x, d in zip(v, desc["items"]))
-        return v
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        seen: dict[int, Any] = {}
-        args = tuple(to_numpy(a, params[i]["type"], seen) if i < len(params) else a for i, a in enumerate(args))
-        kwargs = {k: to_numpy(v, by_name[k], seen) if k in by_name else v for k, v in kwargs.items()}
-        try:
-            out = native(*args, **kwargs)
-        except ValueError as exc:
-            if str(exc).startswith(_BROADCAST):
-                raise RuntimeError(torch_broadcast_message(str(exc))) from None
-            raise
-        return to_torch(out, sig["result"], seen)
-
-    return call
+    return wrap_images(native, sig)
 
 
 def torch_broadcast_message(numpy_message: str) -> str:
@@ -122,4 +107,4 @@ def torch_broadcast_message(numpy_message: str) -> str:
     return numpy_message  # not a mismatch torch would see: keep NumPy's text
 
 
-__all__ = ["check_arguments", "has_tensor", "wrap", "torch_broadcast_message"]
+__all__ = ["check_arguments", "has_tensor", "tensor_view", "wrap", "torch_broadcast_message"]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from everypath.base.types import ArrayT, NoneT, ScalarT, Type
 from everypath.variants.ops._torch import NN, OPS, Ref, bind, const_dim, const_of, need_tensor, replay
+from everypath.variants.ops.linalg import PRODUCT_VARIANTS, path_tag
 from everypath.variants.ops.torch_shape import size_expr, size_rank
-from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 F = "torch.nn.functional"
 
@@ -30,17 +31,27 @@ def replay_infer(key: str, names: tuple[str, ...]):
 _PRODUCT = {"torch.matmul": ("input", "other"), "torch.mm": ("input", "mat2"), "torch.bmm": ("input", "mat2")}
 
 
+def _products(header: str) -> tuple[Variant, ...]:
+    """NumPy's product paths (the loops GEMM, threads row blocks, OpenBLAS, Accelerate) behind torch's checks:
+    the loops variant names the torch header, the others the path's own (path_tag declines BLAS for integers)."""
+    loops = Variant("loops", header, cost_hint="torch's checks, the cache-blocked GEMM")
+    return (loops, *(v for v in PRODUCT_VARIANTS if v.path in ("threads", "blas", "accelerate")))
+
+
+PRODUCTS, LINEAR = _products(OPS.header), _products(NN.header)
+
+
 def product_lower(ls: LowerSite) -> str:
     fn = ls.key.split(".")[-1]
     R = ls.result.dtype.cpp  # type: ignore[union-attr]
-    return f"ep::tch::{fn}<{R}>({ls.args[0]}, {ls.args[1]})"
+    return f"ep::tch::{fn}<{R}{path_tag(ls, ls.result)}>({ls.args[0]}, {ls.args[1]})"
 
 
 def linear_lower(ls: LowerSite) -> str:
     b = bind(ls, ("input", "weight", "bias"), "linear")
     R = ls.result.dtype.cpp  # type: ignore[union-attr]
     bias = b.expr("bias") if b.has("bias") and not isinstance(b.type("bias"), NoneT) else "ep::None{}"
-    return f"ep::tch::linear<{R}>({b.expr('input')}, {b.expr('weight')}, {bias})"
+    return f"ep::tch::linear<{R}{path_tag(ls, ls.result)}>({b.expr('input')}, {b.expr('weight')}, {bias})"
 
 
 # ---- softmax / log_softmax ------------------------------------------------------------------------
@@ -207,9 +218,9 @@ def declare(reg: Registry) -> None:
     L = Family.LINALG
     for key, names in _PRODUCT.items():
         name = key.split(".")[-1]
-        add(Operator(key, L, Ref(key), replay_infer(key, names), product_lower, (OPS,), aliases=(f"tensor.{name}",)))
+        add(Operator(key, L, Ref(key), replay_infer(key, names), product_lower, PRODUCTS, aliases=(f"tensor.{name}",)))
     add(Operator(f"{F}.linear", L, Ref(f"{F}.linear"), replay_infer(f"{F}.linear", ("input", "weight", "bias")),
-                 linear_lower, (NN,)))
+                 linear_lower, LINEAR))
     for name in ("softmax", "log_softmax"):
         add(Operator(f"torch.{name}", Family.REDUCTION, Ref(f"torch.{name}"), softmax_infer, softmax_lower, (NN,),
                      aliases=(f"tensor.{name}",)))

@@ -22,9 +22,14 @@ from everypath.base.types import ArrayT, DType, ScalarT, Type
 from everypath.variants.ops._torch import (
     OPS, Ref, bind, const_dim, cpp_bool, need_tensor, replay, torch, torch_dtype,
 )
-from everypath.variants.ops.elementwise import Ufunc
+from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS, Ufunc
 from everypath.variants.ops.reductions import array_expr, mask_of
-from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+
+# the fused element-wise loops' paths (lowering.emit_values.elementwise_paths): loops with torch's scalar
+# functions, simd where the expression has a batch form (float32/float64; lowering/simd_body.py), threads
+ELEMENTWISE = (Variant("loops", OPS.header, cost_hint="fused loop with torch's scalar functions"),
+               *(v for v in ELEMENTWISE_VARIANTS if v.path in ("simd", "threads")))
 
 # key -> (C++ scalar function, number of tensor/number operands, keyword arguments accepted with these values)
 _BINARY: dict[str, tuple[str, tuple[str, ...], dict[str, Any]]] = {
@@ -173,25 +178,25 @@ def reduction_lower(name: str):
 def declare(reg: Registry) -> None:
     E = Family.ELEMENTWISE
     for key, (cpp, names, fixed) in _BINARY.items():
-        reg.add(Operator(key, E, Ref(key), elementwise_infer(key, names, 2, fixed), None, (OPS,),
+        reg.add(Operator(key, E, Ref(key), elementwise_infer(key, names, 2, fixed), None, ELEMENTWISE,
                          elementwise=Ufunc(None, cpp, None, 2), aliases=_keys(key)))
     for name in _COMPARE:
         key = f"torch.{name}"
-        reg.add(Operator(key, E, Ref(key), elementwise_infer(key, ("input", "other"), 2, {}), None, (OPS,),
+        reg.add(Operator(key, E, Ref(key), elementwise_infer(key, ("input", "other"), 2, {}), None, ELEMENTWISE,
                          elementwise=Ufunc(TorchLoop(key, True), name, None, 2), aliases=_keys(key)))
     for name, cpp in _UNARY.items():
         key = f"torch.{name}"
-        reg.add(Operator(key, E, Ref(key), elementwise_infer(key, ("input",), 1, {}), None, (OPS,),
+        reg.add(Operator(key, E, Ref(key), elementwise_infer(key, ("input",), 1, {}), None, ELEMENTWISE,
                          elementwise=Ufunc(None, cpp, None, 1), aliases=_keys(key)))
-    reg.add(Operator("torch.abs", E, Ref("torch.abs"), elementwise_infer("torch.abs", ("input",), 1, {}), None, (OPS,),
+    reg.add(Operator("torch.abs", E, Ref("torch.abs"), elementwise_infer("torch.abs", ("input",), 1, {}), None, ELEMENTWISE,
                      elementwise=Ufunc(TorchLoop("torch.abs", False), "absolute", None, 1), aliases=_keys("torch.abs")))
     reg.add(Operator("torch.where", E, Ref("torch.where"),
-                     elementwise_infer("torch.where", ("condition", "input", "other"), 3, {}), None, (OPS,),
+                     elementwise_infer("torch.where", ("condition", "input", "other"), 3, {}), None, ELEMENTWISE,
                      elementwise=Ufunc(None, "where", None, 3), aliases=("tensor.where",)))
     for name in ("relu", "silu", "hardswish"):  # F.relu(x, inplace=False), F.silu, F.hardswish
         key = f"torch.nn.functional.{name}"
         reg.add(Operator(key, E, Ref(key), elementwise_infer(key, ("input", "inplace"), 1, {"inplace": False}),
-                         None, (OPS,), elementwise=Ufunc(None, f"torch_{name}", None, 1)))
+                         None, ELEMENTWISE, elementwise=Ufunc(None, f"torch_{name}", None, 1)))
     reg.add(Operator("torch.clamp", E, Ref("torch.clamp"), clamp_infer, clamp_lower, (OPS,),
                      aliases=_keys("torch.clamp") + ("tensor.clip",)))
     for name in _RED_NAMES:

@@ -5,6 +5,7 @@
 // emitter fuses whole expression trees into one f, so no temporaries are made.
 #pragma once
 
+#include <limits>
 #include <string>
 
 #include "array.hpp"
@@ -89,6 +90,20 @@ template <class A>
 inline auto flat_get(const A& a, index_t i) {
   if constexpr (is_array_v<A>) return load_elem(a.data, i);
   else return a;
+}
+
+// An operand of a flat loop: its data pointer (or the scalar itself) in a local. Read through the
+// Array instead, every store of a 1-byte result (uint8, int8, bool: char types alias everything)
+// makes GCC reload the operand's data pointer, and the loop neither vectorises nor runs at speed.
+template <class A>
+inline auto flat_src(const A& a) {
+  if constexpr (is_array_v<A>) return static_cast<const typename std::decay_t<A>::value_type*>(a.data);
+  else return a;
+}
+template <class S>
+inline auto flat_at(S s, index_t i) {
+  if constexpr (std::is_pointer_v<S>) return load_elem(s, i);
+  else return s;
 }
 
 template <class A>
@@ -202,8 +217,94 @@ void map_rows(Out* dst, const std::array<index_t, N>& dst_strides, const std::ar
   }
 }
 
+// Memory order (NumPy's and torch's K order): when the first operand of the full shape is a view
+// whose axes are not laid out outermost-first (x.T), a fresh result takes its layout and every
+// operand is walked through the same axis permutation, so reads and writes are in address order
+// (the unit-stride kernels below) instead of striding across rows. Only for operands all of rank N
+// (scalars aside): the permuted operands keep their types, so no code is instantiated twice.
+template <class A>
+constexpr int rank_of() {
+  if constexpr (is_array_v<A>) return std::decay_t<A>::ndim;
+  else return -1;
+}
+
+template <int N, class... Ops>
+inline std::array<int, N> memory_order(const std::array<index_t, N>& shape, const Ops&... ops) {
+  std::array<int, N> perm{};
+  for (int k = 0; k < N; ++k) perm[k] = k;
+  constexpr bool ranks = ((rank_of<Ops>() < 0 || rank_of<Ops>() == N) && ...);
+  if constexpr (N >= 2 && ranks) {
+    const std::array<index_t, N>* ref = nullptr;
+    auto pick = [&](const auto& a) {
+      if constexpr (is_array_v<std::decay_t<decltype(a)>>) {
+        if (ref == nullptr && a.shape == shape) ref = &a.strides;
+      }
+    };
+    (pick(ops), ...);
+    if (ref == nullptr) return perm;
+    // size-1 axes carry any stride: outermost; the rest by decreasing |stride| (stable)
+    auto key = [&](int k) { return shape[k] == 1 ? std::numeric_limits<index_t>::max() : ((*ref)[k] < 0 ? -(*ref)[k] : (*ref)[k]); };
+    for (int i = 1; i < N; ++i)
+      for (int j = i; j > 0 && key(perm[j - 1]) < key(perm[j]); --j) std::swap(perm[j - 1], perm[j]);
+  }
+  return perm;
+}
+
+template <int N>
+inline bool is_identity(const std::array<int, N>& perm) {
+  for (int k = 0; k < N; ++k)
+    if (perm[k] != k) return false;
+  return true;
+}
+
+// a seen through perm (axis j of the result is axis perm[j] of a); scalars as they are
+template <int N, class A>
+inline A permuted(const A& a, const std::array<int, N>& perm) {
+  if constexpr (is_array_v<A>) {
+    A p = a;
+    for (int j = 0; j < N; ++j) {
+      p.shape[j] = a.shape[perm[j]];
+      p.strides[j] = a.strides[perm[j]];
+    }
+    return p;
+  } else {
+    return a;
+  }
+}
+
+template <int N>
+inline std::array<index_t, N> permuted_shape(const std::array<index_t, N>& shape, const std::array<int, N>& perm) {
+  std::array<index_t, N> p{};
+  for (int j = 0; j < N; ++j) p[j] = shape[perm[j]];
+  return p;
+}
+
+// the result computed in permuted order, seen in the caller's axis order
+template <class T, int N>
+inline Array<T, N> unpermuted(Array<T, N> a, const std::array<int, N>& perm) {
+  const Array<T, N> p = a;
+  for (int j = 0; j < N; ++j) {
+    a.shape[perm[j]] = p.shape[j];
+    a.strides[perm[j]] = p.strides[j];
+  }
+  return a;
+}
+
+template <class Out, int N, class F, class... Ops>
+Array<Out, N> map_c(F f, const Ops&... ops);
+
 template <class Out, int N, class F, class... Ops>
 Array<Out, N> map(F f, const Ops&... ops) {
+  if constexpr (N >= 2) {
+    const std::array<int, N> perm = memory_order<N>(broadcast_shape<N>(ops...), ops...);
+    if (!is_identity<N>(perm)) return unpermuted<Out, N>(ep::map_c<Out, N>(f, permuted<N>(ops, perm)...), perm);
+  }
+  return ep::map_c<Out, N>(f, ops...);
+}
+
+// map in the operands' axis order: a C-contiguous result
+template <class Out, int N, class F, class... Ops>
+Array<Out, N> map_c(F f, const Ops&... ops) {
   auto shape = broadcast_shape<N>(ops...);
   Array<Out, N> out = empty<Out, N>(shape);
   const index_t n = out.size();
@@ -211,8 +312,10 @@ Array<Out, N> map(F f, const Ops&... ops) {
     Out* __restrict o = out.data;
     // fresh output: no operand can alias it, so skip the runtime alias checks
     // (GCC gives up vectorising beyond ~10 of them)
+    [&](auto... src) {
 #pragma GCC ivdep
-    for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_get(ops, i)...));
+      for (index_t i = 0; i < n; ++i) o[i] = static_cast<Out>(f(flat_at(src, i)...));
+    }(flat_src(ops)...);
     return out;
   }
   if constexpr (N == 0) {
@@ -252,8 +355,11 @@ void map_into_impl(const Array<T, N>& dst, F& f, const Ops&... ops) {
   if (dst.contiguous() && (same_contiguous<Ops, N>(ops, shape) && ...)) {
     // operands overlapping dst were copied (detach_if_overlapping) unless they are
     // dst itself, read and written at the same index: no loop-carried dependence
+    T* const d = dst.data;
+    [&](auto... src) {
 #pragma GCC ivdep
-    for (index_t i = 0; i < n; ++i) dst.data[i] = static_cast<T>(f(flat_get(ops, i)...));
+      for (index_t i = 0; i < n; ++i) d[i] = static_cast<T>(f(flat_at(src, i)...));
+    }(flat_src(ops)...);
     return;
   }
   if constexpr (N == 0) {

@@ -40,11 +40,11 @@ inline void split_dims(const std::array<index_t, N>& shape, index_t& outer, inde
 }
 
 // ---- linear: x @ w.T + b (w's rows are contiguous dot operands) --------------------------------
-template <class R, class TX, int NX, class TW, int NW, class B>
+template <class R, class P = path::loops, class TX, int NX, class TW, int NW, class B>
 auto linear(const Array<TX, NX>& x, const Array<TW, NW>& w, const B& bias) {
   auto out = [&] {
     if constexpr (NW == 1) {
-      return tch::matmul<R>(x, w);
+      return tch::matmul<R, P>(x, w);
     } else {
       const index_t k = x.shape[NX - 1], o = w.shape[0];
       index_t rows = 1;
@@ -56,6 +56,13 @@ auto linear(const Array<TX, NX>& x, const Array<TW, NW>& w, const B& bias) {
       Array<R, 2> wc = la::contiguous_as<R>(w);
       std::array<index_t, NX> shape = x.shape;
       shape[NX - 1] = o;
+      if constexpr (!std::is_same_v<P, path::loops>) {  // one GEMM: (rows, k) @ w.T, folded back to shape
+        Array<R, 2> x2{xc.data, {rows, k}, {k, 1}, xc.owner};
+        Array<R, 2> wt{wc.data, {k, o}, {1, k}, wc.owner};
+        Array<R, 2> y2 = ep::matmul<R, P>(x2, wt);
+        Array<R, NX> y{y2.data, shape, c_strides<NX>(shape), y2.owner};
+        return y;
+      }
       Array<R, NX> y = ep::empty<R, NX>(shape);
       for (index_t i = 0; i < rows; ++i)
         for (index_t j = 0; j < o; ++j) y.data[i * o + j] = la::dot_contig<R>(xc.data + i * k, wc.data + j * k, k);

@@ -154,3 +154,44 @@ Array<Out, N> map(F f, const Ops&... ops) {
 }  // namespace ep
 
 #include "torch_tensor.hpp"
+
+// The simd path's batch forms of the torch scalar functions (lowering/simd_body.py VSC_OPS): the same
+// selects as the scalar code above, lane by lane, so NaN and signed zeros come out as on the loops path.
+#if defined(EP_HAVE_SIMD)
+#include "../paths/simd/map.hpp"
+
+namespace ep::vsc {
+
+template <class V>
+inline V torch_max(V a, V b) {
+  if constexpr (is_batch_v<V>) return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(a < b, b, a)));
+  else return sc::torch_max<V>(a, b);
+}
+template <class V>
+inline V torch_min(V a, V b) {
+  if constexpr (is_batch_v<V>) return xsimd::select(xsimd::isnan(a), a, xsimd::select(xsimd::isnan(b), b, xsimd::select(b < a, b, a)));
+  else return sc::torch_min<V>(a, b);
+}
+template <class V> inline V torch_relu(V a) { return torch_max(a, V(0)); }
+template <class V>
+inline V torch_sigmoid(V a) {
+  if constexpr (is_batch_v<V>) return V(1) / (V(1) + xsimd::exp(-a));
+  else return sc::torch_sigmoid<V>(a);
+}
+template <class V>
+inline V torch_silu(V a) {
+  if constexpr (is_batch_v<V>) return a / (V(1) + xsimd::exp(-a));
+  else return sc::torch_silu<V>(a);
+}
+template <class V>
+inline V torch_hardswish(V a) {
+  if constexpr (is_batch_v<V>) {
+    const V t = a + V(3), lo = xsimd::select(t < V(0), V(0), t);  // std::max, std::min: NaN passes through
+    return a * xsimd::select(V(6) < lo, V(6), lo) / V(6);
+  } else {
+    return sc::torch_hardswish<V>(a);
+  }
+}
+
+}  // namespace ep::vsc
+#endif

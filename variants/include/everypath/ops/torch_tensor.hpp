@@ -202,7 +202,8 @@ Array<R, N + 1> stack(const Seq& seq) {
 // ---- products -------------------------------------------------------------------------------
 inline std::string mat(index_t r, index_t c) { return std::to_string(r) + "x" + std::to_string(c); }
 
-template <class R, class TA, int NA, class TB, int NB>
+// P: the product's path (ep::path::loops, threads, blas: variants/ops/torch_nn.py PRODUCTS)
+template <class R, class P = path::loops, class TA, int NA, class TB, int NB>
 auto matmul(const Array<TA, NA>& a, const Array<TB, NB>& b) {
   const index_t ka = a.shape[NA - 1], kb = NB == 1 ? b.shape[0] : b.shape[NB - 2];
   if constexpr (NA == 1 && NB == 1) {
@@ -210,7 +211,7 @@ auto matmul(const Array<TA, NA>& a, const Array<TB, NB>& b) {
       raise("RuntimeError", "inconsistent tensor size, expected tensor [" + std::to_string(ka) + "] and src [" +
                                 std::to_string(kb) + "] to have the same number of elements, but got " +
                                 std::to_string(ka) + " and " + std::to_string(kb) + " elements respectively");
-    return scalar_array(ep::matmul<R>(a, b));
+    return scalar_array(ep::matmul<R, P>(a, b));
   } else {
     if constexpr (NA >= 2 && NB <= 2) {  // torch folds a into a matrix
       index_t rows = 1;
@@ -246,22 +247,22 @@ auto matmul(const Array<TA, NA>& a, const Array<TB, NB>& b) {
                                   std::to_string(batch) + ", " + std::to_string(ka) + "] but got: [" +
                                   std::to_string(batch) + ", " + std::to_string(kb) + "].");
     }
-    return ep::matmul<R>(a, b);
+    return ep::matmul<R, P>(a, b);
   }
 }
 
-template <class R, class TA, class TB>
+template <class R, class P = path::loops, class TA, class TB>
 Array<R, 2> mm(const Array<TA, 2>& a, const Array<TB, 2>& b) {
-  return tch::matmul<R>(a, b);
+  return tch::matmul<R, P>(a, b);
 }
 
-template <class R, class TA, class TB>
+template <class R, class P = path::loops, class TA, class TB>
 Array<R, 3> bmm(const Array<TA, 3>& a, const Array<TB, 3>& b) {
   if (a.shape[0] != b.shape[0] || a.shape[2] != b.shape[1])
     raise("RuntimeError", "Expected size for first two dimensions of batch2 tensor to be: [" +
                               std::to_string(a.shape[0]) + ", " + std::to_string(a.shape[2]) + "] but got: [" +
                               std::to_string(b.shape[0]) + ", " + std::to_string(b.shape[1]) + "].");
-  return ep::matmul<R>(a, b);
+  return ep::matmul<R, P>(a, b);
 }
 
 // ---- factories ------------------------------------------------------------------------------

@@ -133,6 +133,17 @@ template <class Out, int N, class F, class... Ops>
 Array<Out, N> map(F f, const Ops&... ops) {
   static_assert(std::is_floating_point_v<Out>, "the simd path covers floating expressions");
   auto shape = broadcast_shape<N>(ops...);
+  if constexpr (N >= 2) {  // views walked in memory order (ep::map's memory_order): batches again
+    const std::array<int, N> perm = memory_order<N>(shape, ops...);
+    if (!is_identity<N>(perm)) {
+      const std::array<index_t, N> pshape = permuted_shape<N>(shape, perm);
+      if ((same_contiguous<Ops, N>(permuted<N>(ops, perm), pshape) && ...)) {
+        Array<Out, N> out = empty<Out, N>(pshape);
+        run_contiguous<Out>(out.data, out.size(), f, permuted<N>(ops, perm)...);
+        return unpermuted<Out, N>(out, perm);
+      }
+    }
+  }
   if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
     Array<Out, N> out = empty<Out, N>(shape);
     run_contiguous<Out>(out.data, out.size(), f, ops...);

@@ -45,17 +45,20 @@ void map_into_slabs(const Array<Out, N>& out, F& f, const Ops&... ops) {
   });
 }
 
+// in the operands' axis order (map below walks views in memory order first, as ep::map does)
 template <class Out, int N, class F, class... Ops>
-Array<Out, N> map(F f, const Ops&... ops) {
+Array<Out, N> map_c(F f, const Ops&... ops) {
   auto shape = broadcast_shape<N>(ops...);
   index_t n = 1;
   for (int k = 0; k < N; ++k) n *= shape[k];
   const int nt = max_threads();
-  if (n < kMinParallel || nt < 2) return ep::map<Out, N>(f, ops...);
+  if (n < kMinParallel || nt < 2) return ep::map_c<Out, N>(f, ops...);
   Array<Out, N> out = empty<Out, N>(shape);
   if ((same_contiguous<Ops, N>(ops, shape) && ...)) {
     Out* __restrict o = out.data;
-    parallel_for_simd(0, n, nt, [&](index_t i) { o[i] = static_cast<Out>(f(flat_get(ops, i)...)); });
+    [&](auto... src) {  // data pointers in locals (map.hpp flat_src: 1-byte results alias everything)
+      parallel_for_simd(0, n, nt, [&](index_t i) { o[i] = static_cast<Out>(f(flat_at(src, i)...)); });
+    }(flat_src(ops)...);
     return out;
   }
   if constexpr (N == 0) {
@@ -64,6 +67,15 @@ Array<Out, N> map(F f, const Ops&... ops) {
     map_into_slabs<Out, N>(out, f, ops...);
   }
   return out;
+}
+
+template <class Out, int N, class F, class... Ops>
+Array<Out, N> map(F f, const Ops&... ops) {
+  if constexpr (N >= 2) {
+    const std::array<int, N> perm = memory_order<N>(broadcast_shape<N>(ops...), ops...);
+    if (!is_identity<N>(perm)) return unpermuted<Out, N>(ep::threads::map_c<Out, N>(f, permuted<N>(ops, perm)...), perm);
+  }
+  return ep::threads::map_c<Out, N>(f, ops...);
 }
 
 }  // namespace ep::threads

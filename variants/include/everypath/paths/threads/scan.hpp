@@ -112,7 +112,7 @@ Array<R, N> along(const Array<T, N>& a) {
   if (a.contiguous()) {  // read a directly: one pass over the data
     lanes_from<R, Op, Axis>(a.data, out, P);
   } else {
-    const Array<R, N> packed = threads::map<R, N>(Cast<R, T>{}, a);  // C-contiguous, converted (in parallel)
+    const Array<R, N> packed = threads::map_c<R, N>(Cast<R, T>{}, a);  // C-contiguous, converted (in parallel)
     lanes_from<R, Op, Axis>(static_cast<const R*>(packed.data), out, P);
   }
   return out;
