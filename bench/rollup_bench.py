@@ -1,19 +1,26 @@
 #!/usr/bin/env python
 """The fleet roll-up on DuckDB against Spark (local[N]) on the same generated lake, in one run.
 
-    python bench/rollup_bench.py [--rows 10M,100M] [--master local[2]] [--lake DIR] [--json OUT]
+    python bench/rollup_bench.py [--rows 10M,100M] [--master local[2]] [--driver-memory 6g] [--lake DIR]
+                                 [--json OUT]
 
-The lake is a real one (Lake.publish of the runtime's record batches): --rows calls spread over
---classes device classes and --days dates, latencies log-normal, sizes from 1 to 2^24 elements.
-Each engine runs the one roll-up query of telemetry/rollup.py (histogram-merged percentiles);
-Spark's time includes reading and the query, not starting the JVM (reported apart). The two results
-are compared (groups, counts, minima equal; percentiles to 1e-9). No pass/fail: numbers and ratios.
+The lake is a real one (Lake.publish of the runtime's record batches, 1 M rows per part, so 100 M
+rows are generated in chunks and never held in memory at once): --rows raw calls spread over
+--classes device classes and --days dates, latencies log-normal, sizes from 1 to 2^24 elements,
+no aggregates (the heaviest input per row: every raw row is binned and merged, as for a foreign
+producer's rows). Each engine runs the one roll-up query of telemetry/rollup.py
+(histogram-merged percentiles); Spark's time includes reading and the query, not starting the JVM
+(reported apart). The two results are compared (groups, counts, minima equal; percentiles to 1e-9).
+The JSON is rewritten after every size, so a run stopped part-way keeps what it measured.
+No pass/fail: numbers and ratios.
 """
 from __future__ import annotations
 
 import argparse
 import datetime as dt
 import json
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -90,10 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classes", type=int, default=40)
     ap.add_argument("--days", type=int, default=7)
     ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--driver-memory", default="6g", help="JVM heap of a local Spark (its default, 1g, spills)")
     ap.add_argument("--lake", type=Path, default=None, help="where to build the lakes (default: a temp folder)")
     ap.add_argument("--json", type=Path, default=None)
     a = ap.parse_args(argv)
     console = Console()
+    # the heap is fixed when the JVM starts: only the submit arguments can set it in-process
+    os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f"--driver-memory {a.driver_memory} pyspark-shell")
     t = time.perf_counter()
     spark = session(a.master, "everypath-rollup-bench")
     jvm_s = time.perf_counter() - t
@@ -102,15 +112,25 @@ def main(argv: list[str] | None = None) -> int:
         for rows in map(_count, a.rows.split(",")):
             root = Path(tmp) / f"lake-{rows}"
             gen_s = make_lake(root, rows, a.classes, a.days, console)
+            lake_bytes = sum(p.stat().st_size for p in root.rglob("*.parquet"))
+            # about 4 M rows per shuffle partition (the session's 4 suit the tests' small lakes)
+            spark.conf.set("spark.sql.shuffle.partitions", str(max(4, rows // 4_000_000)))
             t = time.perf_counter()
             d = rollup_job.compute(Engine.DUCKDB, root)
             duck_s = time.perf_counter() - t
             t = time.perf_counter()
             s = rollup_job.compute(Engine.SPARK, root, spark=spark)
             spark_s = time.perf_counter() - t
-            results.append({"rows": rows, "groups": d.num_rows, "generate_s": gen_s, "duckdb_s": duck_s,
-                            "spark_s": spark_s, "spark_over_duckdb": spark_s / duck_s, "same": _compare(d, s)})
-            console.print(f"  {rows / 1e6:.0f} M rows: duckdb {duck_s:.1f} s, spark {spark_s:.1f} s")
+            results.append({"rows": rows, "groups": d.num_rows, "lake_bytes": lake_bytes, "generate_s": gen_s,
+                            "duckdb_s": duck_s, "spark_s": spark_s, "spark_over_duckdb": spark_s / duck_s,
+                            "duckdb_rows_per_s": rows / duck_s, "spark_rows_per_s": rows / spark_s,
+                            "same": _compare(d, s), "load_avg": os.getloadavg()[0]})
+            console.print(f"  {rows / 1e6:.0f} M rows ({lake_bytes / 2**20:.0f} MiB): duckdb {duck_s:.1f} s, "
+                          f"spark {spark_s:.1f} s, load {os.getloadavg()[0]:.1f}")
+            shutil.rmtree(root)  # the next size's lake gets the disk
+            if a.json:
+                a.json.write_text(json.dumps({"jvm_start_s": jvm_s, "master": a.master,
+                                              "driver_memory": a.driver_memory, "results": results}, indent=2))
     spark.stop()
     table = Table(title=f"fleet roll-up, histogram percentiles, Spark {a.master} "
                         f"(JVM start {jvm_s:.0f} s, not counted)")
@@ -120,8 +140,6 @@ def main(argv: list[str] | None = None) -> int:
         table.add_row(f"{r['rows'] / 1e6:.0f} M", str(r["groups"]), f"{r['duckdb_s']:.1f} s", f"{r['spark_s']:.1f} s",
                       f"{r['spark_over_duckdb']:.1f}x", r["same"])
     console.print(table)
-    if a.json:
-        a.json.write_text(json.dumps({"jvm_start_s": jvm_s, "results": results}, indent=2))
     return 0
 
 

@@ -12,6 +12,9 @@ ep_release, ep_telemetry_attach and, built without exceptions, ep_last_error/ep_
   ep_tele_site_count(), ep_tele_site_field(site, field) -> const char*  (function, op, call_site,
                                    dtype, variants)
   ep_tele_drain() -> rows, ep_tele_rows() -> const row*, ep_tele_dropped(), ep_tele_table_version(gen)
+  ep_tele_take_aggregates() -> rows of the exact aggregates merged over every drain since the last
+                                   take (every call counted), ep_tele_aggs() -> const agg*,
+                                   ep_tele_agg_bins() -> const int32*, ep_tele_agg_counts() -> const int64*
 
 Telemetry runs through the same host as every other process (telemetry_host.hpp's HostHub; wasm has
 one thread, so its locks are no-ops), attached lazily so a module nobody records costs one branch
@@ -37,9 +40,11 @@ LAYOUT: dict[str, int] = {
     "value_size": 168, "value_kind": 0, "value_dtype": 4, "value_ndim": 8, "value_shape": 16,
     "value_strides": 80, "value_data": 144, "value_owner": 148, "value_scalar": 152,
     "error_size": 1092, "error_set": 0, "error_type": 4, "error_message": 68,
-    "row_size": 72, "row_ts": 0, "row_latency": 8, "row_n_elements": 16, "row_shape": 24, "row_site": 56,
+    "row_size": 80, "row_ts": 0, "row_latency": 8, "row_n_elements": 16, "row_shape": 24, "row_site": 56,
     "row_variant": 60, "row_threads": 62, "row_table": 64, "row_ndim": 66, "row_explore": 67,
-    "row_propensity": 68,
+    "row_propensity": 68, "row_inclusion": 72, "agg_size": 64, "agg_count": 0, "agg_timed": 8, "agg_sum": 16,
+    "agg_min": 24, "agg_max": 32, "agg_site": 40, "agg_variant": 44, "agg_bucket": 46, "agg_bin_offset": 48,
+    "agg_nbins": 52,
 }
 
 _LAYOUT_EXPR = {
@@ -55,7 +60,13 @@ _LAYOUT_EXPR = {
     "row_site": "offsetof(ep_web::Row, site)", "row_variant": "offsetof(ep_web::Row, variant)",
     "row_threads": "offsetof(ep_web::Row, threads)", "row_table": "offsetof(ep_web::Row, table)",
     "row_ndim": "offsetof(ep_web::Row, ndim)", "row_explore": "offsetof(ep_web::Row, explore)",
-    "row_propensity": "offsetof(ep_web::Row, propensity)",
+    "row_propensity": "offsetof(ep_web::Row, propensity)", "row_inclusion": "offsetof(ep_web::Row, inclusion)",
+    "agg_size": "sizeof(ep_web::Agg)", "agg_count": "offsetof(ep_web::Agg, count)",
+    "agg_timed": "offsetof(ep_web::Agg, timed)", "agg_sum": "offsetof(ep_web::Agg, sum_ns)",
+    "agg_min": "offsetof(ep_web::Agg, min_ns)", "agg_max": "offsetof(ep_web::Agg, max_ns)",
+    "agg_site": "offsetof(ep_web::Agg, site)", "agg_variant": "offsetof(ep_web::Agg, variant)",
+    "agg_bucket": "offsetof(ep_web::Agg, size_bucket)", "agg_bin_offset": "offsetof(ep_web::Agg, bin_offset)",
+    "agg_nbins": "offsetof(ep_web::Agg, nbins)",
 }
 LAYOUT_ORDER = tuple(LAYOUT)  # ep_layout(i) answers LAYOUT[LAYOUT_ORDER[i]]
 
@@ -94,8 +105,11 @@ def wasm_exports_source(gen: Generated, unit_name: str, table: str | None) -> st
     return f"""// WebAssembly exports for {gen.name} (lowering/web.py). Generated: do not edit.
 #include "{unit_name}"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -120,6 +134,25 @@ struct Row {{
   int8_t ndim;
   uint8_t explore;
   float propensity;
+  float inclusion;  // probability this call was recorded (timing share x sample x ring thinning)
+  uint32_t reserved;
+}};
+
+// One (site, variant, size bucket)'s exact aggregates since the last take, its histogram the
+// nbins (bin, count) pairs from bin_offset of the take's bin and count arrays (ns bins).
+struct Agg {{
+  int64_t count, timed, sum_ns, min_ns, max_ns;  // as the lake's aggregates table
+  int32_t site;
+  int16_t variant;
+  uint8_t size_bucket;
+  uint8_t reserved;
+  int32_t bin_offset, nbins;
+  int32_t reserved2[2];
+}};
+
+struct Merged {{  // one key over the drains since the last take
+  int64_t count = 0, timed = 0, sum_ns = 0, min_ns = INT64_MAX, max_ns = -1;
+  std::map<int32_t, int64_t> bins;
 }};
 
 struct State {{
@@ -128,6 +161,12 @@ struct State {{
   std::vector<std::string> versions;
   std::vector<Row> rows;
   uint64_t dropped = 0;
+  // every drain's aggregates merge here until the host takes them (it sends them every few
+  // seconds, not with each call's rows: one row per key and interval, not per call)
+  std::map<uint64_t, Merged> pending;
+  std::vector<Agg> aggs;
+  std::vector<int32_t> agg_bins;
+  std::vector<int64_t> agg_counts;
 }};
 
 // never destroyed: the host may drain after a trap abandoned a call mid-way
@@ -162,7 +201,8 @@ EP_EXPORT int32_t ep_layout(int32_t which) {{
 
 EP_EXPORT int32_t ep_tele_configure(int32_t enabled, double sample, double explore) {{
   ep_web::State& s = ep_web::state();
-  s.host.configure(enabled != 0, sample, explore);
+  // every call is counted in the aggregates: timing a share (1% of the calls' time) is enough
+  s.host.configure(enabled != 0, sample, explore, 0.01);
   return static_cast<int32_t>(s.sites.size());
 }}
 EP_EXPORT int32_t ep_tele_site_count(void) {{ return static_cast<int32_t>(ep_web::state().sites.size()); }}
@@ -202,10 +242,56 @@ EP_EXPORT int32_t ep_tele_drain(void) {{
     r.ndim = d.ndim[i];
     r.explore = d.explore[i];
     r.propensity = d.propensity[i];
+    r.inclusion = d.inclusion[i];
   }}
   s.dropped = d.dropped;
+  const ep::tele::DrainedAggregates& a = d.aggregates;
+  for (size_t i = 0; i < a.size(); ++i) {{
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(a.site[i])) << 24) |
+                         (static_cast<uint64_t>(static_cast<uint16_t>(a.variant[i])) << 8) | a.size_bucket[i];
+    ep_web::Merged& m = s.pending[key];
+    m.count += a.count[i];
+    m.timed += a.timed[i];
+    m.sum_ns += a.sum_ns[i];
+    if (a.timed[i] > 0) {{  // an interval with no timed call reports 0 for both
+      m.min_ns = std::min(m.min_ns, a.min_ns[i]);
+      m.max_ns = std::max(m.max_ns, a.max_ns[i]);
+    }}
+    for (int64_t k = a.hist_offsets[i]; k < a.hist_offsets[i + 1]; ++k)
+      m.bins[a.hist_bin[static_cast<size_t>(k)]] += a.hist_count[static_cast<size_t>(k)];
+  }}
   return static_cast<int32_t>(d.size());
 }}
+// Moves the aggregates merged since the last take into the arrays below; returns how many rows.
+EP_EXPORT int32_t ep_tele_take_aggregates(void) {{
+  ep_web::State& s = ep_web::state();
+  s.aggs.clear();
+  s.agg_bins.clear();
+  s.agg_counts.clear();
+  for (const auto& [key, m] : s.pending) {{
+    ep_web::Agg g{{}};
+    g.count = m.count;
+    g.timed = m.timed;
+    g.sum_ns = m.sum_ns;
+    g.min_ns = m.timed > 0 ? m.min_ns : 0;
+    g.max_ns = m.timed > 0 ? m.max_ns : 0;
+    g.site = static_cast<int32_t>(key >> 24);
+    g.variant = static_cast<int16_t>((key >> 8) & 0xffff);
+    g.size_bucket = static_cast<uint8_t>(key & 0xff);
+    g.bin_offset = static_cast<int32_t>(s.agg_bins.size());
+    g.nbins = static_cast<int32_t>(m.bins.size());
+    for (const auto& [b, c] : m.bins) {{
+      s.agg_bins.push_back(b);
+      s.agg_counts.push_back(c);
+    }}
+    s.aggs.push_back(g);
+  }}
+  s.pending.clear();
+  return static_cast<int32_t>(s.aggs.size());
+}}
+EP_EXPORT const ep_web::Agg* ep_tele_aggs(void) {{ return ep_web::state().aggs.data(); }}
+EP_EXPORT const int32_t* ep_tele_agg_bins(void) {{ return ep_web::state().agg_bins.data(); }}
+EP_EXPORT const int64_t* ep_tele_agg_counts(void) {{ return ep_web::state().agg_counts.data(); }}
 EP_EXPORT const ep_web::Row* ep_tele_rows(void) {{ return ep_web::state().rows.data(); }}
 EP_EXPORT int32_t ep_tele_dropped(void) {{
   const uint64_t d = ep_web::state().dropped;
@@ -242,8 +328,10 @@ def es_module(gen: Generated) -> str:
 // Number.isSafeInteger, else a BigInt; complex: {{re, im}}), tuples JS arrays, None undefined.
 // Arguments of the wrong type, dtype or rank throw a TypeError naming the parameter; an exception
 // raised by the compiled code throws an Error whose name is the Python type (ValueError, ...).
-// Options of load(): onTelemetry(rows) receives the calls' telemetry rows in the lake's `calls`
-// columns, sample (share of calls recorded, default 1), explore, deviceId, bundleId, bundleVersion.
+// Options of load(): onTelemetry(rows, aggregates) receives the calls' telemetry rows in the lake's
+// `calls` columns and, every aggregateSeconds (default 5) and on flushTelemetry(), the exact
+// aggregates (every call counted) in the `aggregates` columns; sample (share of timed calls kept as
+// rows, default 1), explore, deviceId, bundleId, bundleVersion.
 
 {_runtime_text("wasi_shim.mjs")}
 {_runtime_text("everypath.mjs")}
@@ -255,9 +343,10 @@ export function load(wasmUrlOrBytes, options) {{
   return kernel.load(wasmUrlOrBytes, options);
 }}
 
-// Hands the telemetry recorded so far to onTelemetry (calls do this after each call).
+// Hands the telemetry recorded so far, the aggregates included, to onTelemetry (calls do this after
+// each call, with the aggregates every aggregateSeconds): call it before the page goes away.
 export function flushTelemetry() {{
-  return kernel.flushTelemetry();
+  return kernel.flushTelemetry(true);
 }}
 
 export async function {name}(...args) {{

@@ -220,7 +220,7 @@ def serve_cmd(lake_dir: Path | None, host: str, port: int, token_file: Path | No
 @click.option("--url", default=None, help="Collector URL (default: EVERYPATH_COLLECTOR_URL).")
 @click.option("--token", default=None, help="Bearer token (default: EVERYPATH_COLLECTOR_TOKEN).")
 def upload_cmd(lake_dir: Path | None, url: str | None, token: str | None) -> None:
-    """Send local parts not uploaded yet to a collector (opt-in)."""
+    """Send local parts (calls and aggregates) not uploaded yet to a collector (opt-in)."""
     from everypath.telemetry.upload import upload
 
     s = Settings.from_env()
@@ -229,7 +229,8 @@ def upload_cmd(lake_dir: Path | None, url: str | None, token: str | None) -> Non
         raise click.ClickException("uploading is opt-in: give --url and --token (or the EVERYPATH_COLLECTOR_* "
                                    "settings)")
     r = upload(_lake(lake_dir), url, token)
-    click.echo(f"sent {r.sent} parts ({r.rows} rows), {r.duplicates} already there, {r.skipped} uploaded before")
+    click.echo(f"sent {r.sent} parts ({r.rows} rows) and {r.aggregate_parts} aggregates parts "
+               f"({r.aggregate_rows} rows), {r.duplicates} already there, {r.skipped} uploaded before")
     for f in r.failed:
         click.echo(f, err=True)
     if r.failed:

@@ -7,6 +7,9 @@ RENAME_EXCHANGE): a reader's glob lists either the old files or the merged one, 
 and never a partial file. Files that land in the old directory after the listing are moved
 into the new one; only the listed inputs are deleted. A journal in the staging dir lets the
 next run finish or undo a compaction that crashed half-way. One compaction at a time (flock).
+Both tables (`calls`, `aggregates`) are compacted alike; with uploads in use each partition is
+decided on and merged under the upload lock so the upload ledger stays true (upload.py). A closed
+date's roll-up counts every call: the date's aggregates merged with the raw rows none cover.
 """
 from __future__ import annotations
 
@@ -27,8 +30,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from everypath.telemetry.lake import FILE_SCHEMA, ROW_GROUP, STATS_COLUMNS, Lake, write_parquet
-from everypath.telemetry.upload import ledger, note_uploaded, part_id
-from everypath.telemetry.views import ROLLUP_SCHEMA, daily_sql
+from everypath.telemetry.upload import (AGGREGATES, CALLS, UPLOADED_KEY, Table, ledger, note_uploaded, part_id,
+                                        upload_lock)
+from everypath.telemetry.views import ROLLUP_SCHEMA, ROLLUP_VERSION, table_views
 
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
@@ -178,17 +182,30 @@ def recover(lake: Lake) -> int:
 
 
 def write_rollup(lake: Lake, date: dt.date) -> None:
-    """(Re)write ROOT/rollups/daily/date=D/part-0.parquet from the date's raw parts; replaced
+    """(Re)write ROOT/rollups/daily/date=D/part-0.parquet from the date's parts of both tables:
+    every call counted (aggregates merged with the raw rows none cover, views.daily_sql); replaced
     by rename, so the daily view sees the old roll-up or the new one, never a mix."""
-    src = lake.calls / f"date={date.isoformat()}" / "*" / "*.parquet"
+    day = f"date={date.isoformat()}"
+    calls = [str(p) for p in sorted((lake.calls / day).glob("device_class=*/*.parquet"))]
+    aggs = [str(p) for p in sorted((lake.aggregates / day).glob("device_class=*/*.parquet"))]
     con = duckdb.connect(":memory:")
     try:
-        rel = con.sql(daily_sql(f"read_parquet('{src}', hive_partitioning = true, union_by_name = true, "
-                                "hive_types = {'date': DATE, 'device_class': VARCHAR})"))
-        table = rel.to_arrow_table().drop_columns(["date"]).cast(ROLLUP_SCHEMA)
+        table_views(con, calls or None, aggs or None)
+        table = (con.sql("SELECT * FROM daily_computed ORDER BY ALL").to_arrow_table()
+                 .drop_columns(["date"]).cast(ROLLUP_SCHEMA))
     finally:
         con.close()
-    write_parquet(table, lake.rollups / f"date={date.isoformat()}", "part-0.parquet", exclusive=False)
+    write_parquet(table, lake.rollups / day, "part-0.parquet", exclusive=False)
+
+
+def _rollup_current(path: Path, newest_ns: int) -> bool:
+    """Whether a stored roll-up is of this ROLLUP_VERSION and newer than every part it rolls up."""
+    try:
+        meta = pq.read_schema(path).metadata or {}
+        return path.stat().st_mtime_ns >= newest_ns and meta.get(b"everypath.schema_version") == \
+            str(ROLLUP_VERSION).encode()
+    except (OSError, pa.ArrowInvalid):
+        return False
 
 
 def compact(lake: Lake, *, grace_s: float = 3600.0, today: dt.date | None = None) -> CompactReport:
@@ -203,56 +220,63 @@ def compact(lake: Lake, *, grace_s: float = 3600.0, today: dt.date | None = None
         report.recovered = recover(lake)
         lake.quarantine()
         today = today or dt.datetime.now(dt.timezone.utc).date()
-        # with uploads in use, a merged part must be wholly uploaded or wholly not (else the
-        # collector would get its uploaded rows twice): mixed partitions wait for an upload
-        done = ledger(lake) if (lake.root / ".uploaded").exists() else None
         now = time.time()
-        for date in lake.dates():
-            if date >= today:
-                continue
-            ddir = lake.calls / f"date={date.isoformat()}"
-            parts = list(ddir.glob("device_class=*/*.parquet"))
-            if not parts or any(now - p.stat().st_mtime < grace_s for p in parts):
-                continue
-            for pdir in sorted(ddir.glob("device_class=*")):
-                files = list(pdir.glob("*.parquet"))
-                if len(files) > 1:
-                    ids = {part_id(f) for f in files} if done is not None else set()
-                    if done is not None and ids & done and not ids <= done:
-                        continue
-                    rows, merged = compact_partition(lake, pdir, files)
-                    if done is not None and ids <= done:
-                        note_uploaded(lake, [part_id(merged)])
-                    report.rows += rows
-                    report.files_in += len(files)
-                    report.partitions.append(str(pdir.relative_to(lake.root)))
+        from everypath.telemetry.aggregates import file_schema
+
+        # closed before compacting (a merged part is young: it must not reopen its date)
+        closed = {b: set(_closed_dates(b, today, now, grace_s)) for b in (lake.calls, lake.aggregates)}
+        for table, base, schema in ((CALLS, lake.calls, FILE_SCHEMA), (AGGREGATES, lake.aggregates, file_schema())):
+            for date in sorted(closed[base]):
+                for pdir in sorted((base / f"date={date.isoformat()}").glob("device_class=*")):
+                    _compact_uploaded(lake, pdir, table, schema, report)
+        # a date's roll-up counts both tables' rows: written once the date is closed in each table
+        # that has parts of it, rewritten when either changed since (or it is of an older version)
+        for date in sorted(closed[lake.calls] | closed[lake.aggregates]):
+            parts = [p for b in (lake.calls, lake.aggregates)
+                     for p in (b / f"date={date.isoformat()}").glob("device_class=*/*.parquet")]
+            if any(p.is_relative_to(b) and date not in closed[b] for p in parts for b in closed):
+                continue  # the other table still has young parts of this date
             rollup = lake.rollups / f"date={date.isoformat()}" / "part-0.parquet"
-            newest = max(p.stat().st_mtime_ns for p in ddir.glob("device_class=*/*.parquet"))
-            if not rollup.exists() or rollup.stat().st_mtime_ns < newest:
+            if not _rollup_current(rollup, max(p.stat().st_mtime_ns for p in parts)):
                 write_rollup(lake, date)
                 report.rollups.append(date.isoformat())
-        _compact_aggregates(lake, report, today, now, grace_s)
         lake.remove_empty_staging()
     return report
 
 
-def _compact_aggregates(lake: Lake, report: CompactReport, today: dt.date, now: float, grace_s: float) -> None:
-    """The aggregates table's closed partitions, as the calls' (never uploaded: no ledger to respect)."""
-    from everypath.telemetry.aggregates import file_schema
-
-    schema = file_schema()
-    for ddir in sorted(lake.aggregates.glob("date=*")):
+def _closed_dates(base: Path, today: dt.date, now: float, grace_s: float) -> list[dt.date]:
+    """A table's dates before today with parts, none younger than the grace period."""
+    out = []
+    for ddir in sorted(base.glob("date=*")):
         try:
             date = dt.date.fromisoformat(ddir.name.removeprefix("date="))
         except ValueError:
             continue
         parts = list(ddir.glob("device_class=*/*.parquet"))
-        if date >= today or not parts or any(now - p.stat().st_mtime < grace_s for p in parts):
-            continue
-        for pdir in sorted(ddir.glob("device_class=*")):
-            files = list(pdir.glob("*.parquet"))
-            if len(files) > 1:
-                rows, _ = compact_partition(lake, pdir, files, schema)
-                report.rows += rows
-                report.files_in += len(files)
-                report.partitions.append(str(pdir.relative_to(lake.root)))
+        if date < today and parts and all(now - p.stat().st_mtime >= grace_s for p in parts):
+            out.append(date)
+    return out
+
+
+def _compact_uploaded(lake: Lake, pdir: Path, table: Table, schema: pa.Schema, report: CompactReport) -> None:
+    """Compact one partition of either table so that the upload ledger stays true: with uploads in
+    use a merged part must be wholly uploaded (its id is noted) or wholly not, else the collector
+    would get uploaded rows twice; a partition mixing both waits for the next upload. Decided and
+    done under the upload lock, so no part is sent between the decision and the merge."""
+    with upload_lock(lake):
+        files = list(pdir.glob("*.parquet"))
+        if len(files) < 2:
+            return
+        done = ledger(lake) if (lake.root / ".uploaded").exists() else None
+        ids = {part_id(f, table.id_prefix) for f in files} if done is not None else set()
+        if done is not None and ids & done and not ids <= done:
+            return
+        uploaded = done is not None and ids <= done
+        if uploaded:  # marked in the file too: a lost ledger does not make it look unsent (upload.py)
+            schema = schema.with_metadata({**(schema.metadata or {}), UPLOADED_KEY: b"1"})
+        rows, merged = compact_partition(lake, pdir, files, schema)
+        if uploaded:
+            note_uploaded(lake, [part_id(merged, table.id_prefix)])
+    report.rows += rows
+    report.files_in += len(files)
+    report.partitions.append(str(pdir.relative_to(lake.root)))

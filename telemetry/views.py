@@ -8,8 +8,10 @@ op_latency per op, variant, device_class, dtype: n, p50/p95/p99, mean of every c
            with calls_uncovered binned alike (telemetry/rollup.merged_sql; <= 0.78% / 1.6%)
 op_counts  per op, variant, device_class, dtype: exact n, sum, min, max, mean from the aggregates
 op_latency_exact  the same keys: n and p50/p95/p99 from the aggregates' merged histograms alone
-daily      per date, op, variant, device_class, function: n, p50/p95/p99, sum of the raw sample;
-           closed dates come from the roll-ups written by compaction, open dates from raw rows
+daily      per date, op, variant, device_class, function: n, p50/p95/p99, sum of every call (the same
+           merge as op_latency: aggregates and uncovered raw rows); closed dates come from the
+           roll-ups written by compaction (daily_computed over that date's parts), open dates from
+           daily_computed
 trend      hourly p50 per op and variant, of the raw sample
 autotune   `everypath autotune` run summaries: medians per call site, variant and size; failures as rows
 """
@@ -25,11 +27,15 @@ from everypath.telemetry.lake import FILE_SCHEMA, Lake
 from everypath.telemetry.rollup import Engine, merged_sql, uncovered_sql
 from everypath.telemetry.schema import AUTOTUNE_SCHEMA
 
+# ROLLUP_VERSION 2: counts and percentiles of every call (merged aggregates); 1 (no marker): of the
+# raw sample. Compaction rewrites a closed date's roll-up written by an older version.
+ROLLUP_VERSION = 2
 ROLLUP_SCHEMA = pa.schema([
     ("op", pa.string()), ("variant", pa.string()), ("device_class", pa.string()), ("function", pa.string()),
     ("n", pa.int64()), ("p50", pa.float64()), ("p95", pa.float64()), ("p99", pa.float64()),
     ("sum_latency_ns", pa.float64()),
-])
+], metadata={b"everypath.schema": b"rollups_daily", b"everypath.schema_version": str(ROLLUP_VERSION).encode()})
+DAILY_KEYS = ("date", "op", "variant", "device_class", "function")
 
 _PARQUET_OPTS = "hive_partitioning = true, union_by_name = true, hive_types = {{{types}}}"
 
@@ -43,14 +49,32 @@ def _empty(con: duckdb.DuckDBPyConnection, name: str, schema: pa.Schema) -> str:
     return f"SELECT * FROM {name}"
 
 
-def daily_sql(source: str) -> str:
-    """The daily aggregate of a calls-shaped relation (also what compaction stores as roll-ups)."""
+def daily_sql(aggregates: str, raw: str) -> str:
+    """The daily roll-up of every call (also what compaction stores): per DAILY_KEYS, n, nearest-rank
+    p50/p95/p99 from the merged histograms and the sum, of an aggregates-shaped relation and the
+    raw rows no aggregates cover (with their weight w), merged as op_latency merges them."""
+    merged = merged_sql(Engine.DUCKDB, aggregates, raw, DAILY_KEYS, (0.5, 0.95, 0.99), ("p50", "p95", "p99"))
     return f"""
-        SELECT date, op, variant, device_class, function, n, q[1] AS p50, q[2] AS p95, q[3] AS p99,
-               sum_latency_ns
-        FROM (SELECT date, op, variant, device_class, function, count(*) AS n,
-                     quantile_cont(latency_ns, [0.5, 0.95, 0.99]) AS q, sum(latency_ns)::DOUBLE AS sum_latency_ns
-              FROM {source} GROUP BY ALL)"""
+        SELECT date, op, variant, device_class, function, n, p50, p95, p99, sum_ns AS sum_latency_ns
+        FROM ({merged}) m"""
+
+
+def table_views(con: duckdb.DuckDBPyConnection, calls: list[str] | str | None, aggregates: list[str] | str | None) -> None:
+    """The `calls` and `aggregates` views over parts (a glob or a list; None: an empty typed view), and
+    `calls_uncovered` and `daily_computed` over them."""
+    from everypath.telemetry.aggregates import file_schema
+
+    opts = _PARQUET_OPTS.format(types="'date': DATE, 'device_class': VARCHAR")
+    partitions = [pa.field("date", pa.date32()), pa.field("device_class", pa.string())]
+    for view, files, schema in (("calls", calls, FILE_SCHEMA), ("aggregates", aggregates, file_schema())):
+        if files:
+            listed = _quote(files) if isinstance(files, str) else "[" + ", ".join(map(_quote, files)) + "]"
+            src = f"SELECT * FROM read_parquet({listed}, {opts})"
+        else:  # an empty lake still has typed views (dashboards and scripts need the columns)
+            src = _empty(con, f"_empty_{view}", pa.schema([*schema, *partitions]))
+        con.execute(f"CREATE VIEW {view} AS {src}")
+    con.execute(f"CREATE VIEW calls_uncovered AS SELECT * FROM {_uncovered(con)}")
+    con.execute(f"CREATE VIEW daily_computed AS {daily_sql('aggregates', 'calls_uncovered')}")
 
 
 def _bin_mid(b: str) -> str:
@@ -97,36 +121,20 @@ def connect(lake: Lake | Path | str, *, validate: bool = True) -> duckdb.DuckDBP
         lake.quarantine()
     con = duckdb.connect(":memory:")
     con.execute("SET TimeZone = 'UTC'")  # hourly trends and dates in UTC, like the partitions
-    if lake.files():
-        calls = (f"SELECT * FROM read_parquet({_quote(lake.glob())}, "
-                 + _PARQUET_OPTS.format(types="'date': DATE, 'device_class': VARCHAR") + ")")
-    else:
-        # an empty lake still has typed views (dashboards and scripts need the columns)
-        empty = pa.schema([*FILE_SCHEMA, pa.field("date", pa.date32()), pa.field("device_class", pa.string())])
-        calls = _empty(con, "_empty_calls", empty)
-    con.execute(f"CREATE VIEW calls AS {calls}")
+    table_views(con, lake.glob() if lake.files() else None,
+                str(lake.aggregates / "*" / "*" / "*.parquet") if lake.aggregate_files() else None)
     if lake.rollup_files():
         rollups = (f"SELECT * FROM read_parquet({_quote(str(lake.rollups / '*' / '*.parquet'))}, "
                    + _PARQUET_OPTS.format(types="'date': DATE") + ")")
     else:
         rollups = _empty(con, "_empty_rollups", ROLLUP_SCHEMA.append(pa.field("date", pa.date32())))
     con.execute(f"CREATE VIEW rollups_daily AS {rollups}")
-    from everypath.telemetry.aggregates import file_schema
-
-    if lake.aggregate_files():
-        aggs = (f"SELECT * FROM read_parquet({_quote(str(lake.aggregates / '*' / '*' / '*.parquet'))}, "
-                + _PARQUET_OPTS.format(types="'date': DATE, 'device_class': VARCHAR") + ")")
-    else:
-        empty = pa.schema([*file_schema(), pa.field("date", pa.date32()), pa.field("device_class", pa.string())])
-        aggs = _empty(con, "_empty_aggregates", empty)
-    con.execute(f"CREATE VIEW aggregates AS {aggs}")
     # min/max only of rows that timed a call (an interval with none reports 0 for both)
     con.execute("""CREATE VIEW op_counts AS
         SELECT op, variant, device_class, dtype, sum(count)::BIGINT AS n, sum(timed)::BIGINT AS timed,
                sum(sum_ns)::BIGINT AS sum_ns, min(min_ns) FILTER (WHERE timed > 0) AS min_ns,
                max(max_ns) FILTER (WHERE timed > 0) AS max_ns, sum(sum_ns) / sum(count) AS mean
         FROM aggregates GROUP BY ALL""")
-    con.execute(f"CREATE VIEW calls_uncovered AS SELECT * FROM {_uncovered(con)}")
     con.execute("CREATE VIEW op_latency_exact AS "
                 + hist_quantiles_sql("aggregates", "op, variant, device_class, dtype"))
     # `everypath autotune` run summaries (medians, failures kept as rows): selector/autotune.py
@@ -140,10 +148,9 @@ def connect(lake: Lake | Path | str, *, validate: bool = True) -> duckdb.DuckDBP
                         (0.5, 0.95, 0.99), ("p50", "p95", "p99"))
     con.execute(f"""CREATE VIEW op_latency AS
         SELECT op, variant, device_class, dtype, n, p50, p95, p99, sum_ns / n AS mean FROM ({merged})""")
-    raw_open = "(SELECT * FROM calls WHERE date NOT IN (SELECT DISTINCT date FROM rollups_daily))"
-    con.execute(f"""CREATE VIEW daily AS
+    con.execute("""CREATE VIEW daily AS
         SELECT date, op, variant, device_class, function, n, p50, p95, p99, sum_latency_ns FROM rollups_daily
-        UNION ALL {daily_sql(raw_open)}""")
+        UNION ALL SELECT * FROM daily_computed WHERE date NOT IN (SELECT DISTINCT date FROM rollups_daily)""")
     con.execute("""CREATE VIEW trend AS
         SELECT date_trunc('hour', ts) AS hour, op, variant, count(*) AS n, quantile_cont(latency_ns, 0.5) AS p50
         FROM calls GROUP BY ALL""")

@@ -15,8 +15,16 @@ export const LAYOUT_NAMES = [
   "value_size", "value_kind", "value_dtype", "value_ndim", "value_shape", "value_strides", "value_data",
   "value_owner", "value_scalar", "error_size", "error_set", "error_type", "error_message", "row_size", "row_ts",
   "row_latency", "row_n_elements", "row_shape", "row_site", "row_variant", "row_threads", "row_table",
-  "row_ndim", "row_explore", "row_propensity",
+  "row_ndim", "row_explore", "row_propensity", "row_inclusion", "agg_size", "agg_count", "agg_timed", "agg_sum",
+  "agg_min", "agg_max", "agg_site", "agg_variant", "agg_bucket", "agg_bin_offset", "agg_nbins",
 ];
+
+// UNIX-epoch nanoseconds (BigInt) of now, as the aggregates' interval bounds
+function nowNs() {
+  const perf = globalThis.performance;
+  const ms = perf && perf.timeOrigin ? perf.timeOrigin + perf.now() : Date.now();
+  return BigInt(Math.round(ms * 1000)) * 1000n;
+}
 
 // abi.h's ep_dtype numbers, the element size, and the typed array that holds the elements
 export const DTYPES = {
@@ -242,12 +250,17 @@ export class KernelModule {
     else this.module = await compileUrl(src instanceof URL ? src : new URL(src, this.defaultUrl));
     this.options = options;
     this.sample = options.sample ?? 1.0;
+    this.aggregateMs = 1000 * (options.aggregateSeconds ?? 5);
+    this.aggStart = null;  // the pending aggregates' interval start (UNIX ns); null: none pending
     this.device = options.onTelemetry ? await deviceFields(options) : null;
     await this._instantiate();
     return this;
   }
 
   async _instantiate() {
+    // a trap abandons the instance (its state stays readable): what it recorded goes out first
+    if (this.x && this.sites && this.options.onTelemetry) this.flushTelemetry(true);
+    this.aggStart = null;
     const shim = new WasiShim();
     const instance = await WebAssembly.instantiate(this.module, shim.imports(this.module));
     shim.bind(instance);
@@ -485,11 +498,15 @@ export class KernelModule {
     return r;
   }
 
-  // rows of the lake's calls schema for every record since the last flush, to onTelemetry
-  flushTelemetry() {
+  // rows of the lake's calls schema for every record since the last flush, and (every
+  // aggregateMs, or now with `aggregates` true) the aggregates of every call, to onTelemetry
+  flushTelemetry(aggregates = false) {
     if (!this.x || !this.sites || !this.options.onTelemetry) return [];
     const x = this.x, L = this.L, n = x.ep_tele_drain();
-    if (n === 0) return [];
+    if (this.aggStart === null) this.aggStart = nowNs();
+    const now = nowNs();
+    const aggs = aggregates || now - this.aggStart >= BigInt(this.aggregateMs) * 1000000n ? this._aggregates(now) : [];
+    if (n === 0 && aggs.length === 0) return [];
     const dv = new DataView(this.memory.buffer), p0 = x.ep_tele_rows(), rows = [];
     for (let i = 0; i < n; ++i) {
       const p = p0 + i * L.row_size, site = this.sites[dv.getInt32(p + L.row_site, true)];
@@ -503,15 +520,42 @@ export class KernelModule {
         latency_ns: Number(dv.getBigInt64(p + L.row_latency, true)), threads: dv.getInt16(p + L.row_threads, true),
         explore: dv.getUint8(p + L.row_explore) !== 0, propensity: dv.getFloat32(p + L.row_propensity, true),
         table_version: table ? cString(this.memory.buffer, x.ep_tele_table_version(table)) : null,
-        inclusion: null,  // not in the wasm row yet (every call is timed there): read as 1
+        inclusion: dv.getFloat32(p + L.row_inclusion, true),
         ...this.device,
       });
     }
     try {
-      this.options.onTelemetry(rows);
+      this.options.onTelemetry(rows, aggs);
     } catch (e) {
       console.error("everypath: the onTelemetry callback failed:", e);
     }
     return rows;
+  }
+
+  // the aggregates merged since the last take, as rows of the lake's aggregates table (interval
+  // aggStart .. now); counts are exact, min/max those of the timed calls (0 where none was timed)
+  _aggregates(now) {
+    const x = this.x, L = this.L, k = x.ep_tele_take_aggregates(), start = this.aggStart;
+    this.aggStart = now;
+    if (k === 0) return [];
+    const buf = this.memory.buffer, dv = new DataView(buf), p0 = x.ep_tele_aggs();
+    const bins = x.ep_tele_agg_bins(), counts = x.ep_tele_agg_counts(), out = [];
+    const num = (v) => (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v);
+    for (let i = 0; i < k; ++i) {
+      const p = p0 + i * L.agg_size, site = this.sites[dv.getInt32(p + L.agg_site, true)];
+      const off = dv.getInt32(p + L.agg_bin_offset, true), nb = dv.getInt32(p + L.agg_nbins, true);
+      out.push({
+        ts: now, start, function: site.function, bundle_id: this.options.bundleId ?? null,
+        bundle_version: this.options.bundleVersion ?? null, op: site.op, call_site: site.call_site,
+        variant: site.variants[dv.getInt16(p + L.agg_variant, true)], dtype: site.dtype,
+        size_bucket: dv.getUint8(p + L.agg_bucket), count: num(dv.getBigInt64(p + L.agg_count, true)),
+        timed: num(dv.getBigInt64(p + L.agg_timed, true)), sum_ns: num(dv.getBigInt64(p + L.agg_sum, true)),
+        min_ns: num(dv.getBigInt64(p + L.agg_min, true)), max_ns: num(dv.getBigInt64(p + L.agg_max, true)),
+        hist_bin: Array.from(new Int32Array(buf, bins + 4 * off, nb)),
+        hist_count: Array.from(new BigInt64Array(buf, counts + 8 * off, nb), num),
+        ...this.device,
+      });
+    }
+    return out;
   }
 }

@@ -85,8 +85,8 @@ class HostHub {
 
   Hub* hub() { return &hub_; }
 
-  // timing_budget: the share of a call's own time that timing it may cost (>= 1: time every call,
-  // the default for hosts that keep raw records only: spool files and wasm have no aggregates yet)
+  // timing_budget: the share of a call's own time that timing it may cost (>= 1: time every call; the
+  // hosts that keep aggregates, Python, spool files and wasm, pass 0.01: every call is counted anyway)
   void configure(bool enabled, double sample, double explore, double timing_budget = 1.0) {
     hub_.sample_below.store(rate_bits(sample), std::memory_order_relaxed);
     hub_.time_share_per_tick.store(timing_budget >= 1.0 ? HUGE_VAL : std::max(timing_budget, 0.0) / (2.0 * clock_ticks_),

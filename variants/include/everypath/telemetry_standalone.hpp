@@ -16,6 +16,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config.hpp"
 #if !defined(EP_SINGLE_THREADED)
@@ -62,8 +63,11 @@ class SpoolHost {
   // False (nothing recorded) when the spool cannot be written and there are no exceptions
   // to report it (SpoolWriter::error() says why; with exceptions the writer throws).
   // `extra`: more members of the site table's JSON object (", \"device\": {...}", spool.py).
+  // timing_budget: as the Python host's (telemetry_agg.hpp: every call is counted in the aggregates
+  // chunk, a share timed; >= 1 times every call).
   bool start(const std::string& path, double sample = 1.0, double explore = 0.0, int flush_ms = 1000,
-             const std::string& runtime = "native-executable", const std::string& extra = "") {
+             const std::string& runtime = "native-executable", const std::string& extra = "",
+             double timing_budget = 0.01) {
     writer_ = std::make_unique<SpoolWriter>(path);
     if (!writer_->ok()) {
       error_ = writer_->error();
@@ -85,7 +89,8 @@ class SpoolHost {
       json += "]}";
     }
     writer_->add_sites(json + "]" + extra + "}");
-    host_.configure(true, sample, explore);
+    host_.configure(true, sample, explore, timing_budget);
+    last_drain_ns_ = unix_ns();
     stop_.store(false);
 #if defined(EP_SINGLE_THREADED)
     (void)flush_ms;
@@ -131,11 +136,41 @@ class SpoolHost {
   Mutex drain_mu_;  // poll() and the background thread
   std::string error_;
 
+  int64_t last_drain_ns_ = 0;  // the current interval's start (UNIX-epoch ns)
+
+  static int64_t unix_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+
+  // one drain: the interval's aggregates (every call) as an AGGS chunk, then its records
   void drain_to_spool() {
     LockGuard<Mutex> g(drain_mu_);
     const Drained d = host_.drain();
+    const DrainedAggregates& a = d.aggregates;
+    const int64_t now = unix_ns();
+    SpoolAggHeader h{last_drain_ns_, now, static_cast<uint32_t>(a.size()), static_cast<uint32_t>(a.hist_bin.size()),
+                     a.overflow};
+    last_drain_ns_ = now;
+    std::vector<SpoolAggRow> rows(a.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      SpoolAggRow& r = rows[i];
+      r = SpoolAggRow{};
+      r.site = a.site[i];
+      r.variant = a.variant[i];
+      r.size_bucket = a.size_bucket[i];
+      r.nbins = static_cast<uint32_t>(a.hist_offsets[i + 1] - a.hist_offsets[i]);
+      r.count = a.count[i];
+      r.timed = a.timed[i];
+      r.sum_ns = a.sum_ns[i];
+      r.min_ns = a.min_ns[i];
+      r.max_ns = a.max_ns[i];
+    }
+    writer_->append_aggregates(h, rows.data(), a.hist_count.data(), a.hist_bin.data());
+    std::vector<SpoolRecord> recs(d.size());
     for (size_t i = 0; i < d.size(); ++i) {
-      SpoolRecord r{};
+      SpoolRecord& r = recs[i];
+      r = SpoolRecord{};
       r.ts_ns = d.ts_ns[i];
       r.latency_ns = d.latency_ns[i];
       r.site = d.site[i];
@@ -146,8 +181,9 @@ class SpoolHost {
       r.n_elements = d.n_elements[i];
       r.threads = d.threads[i];
       r.propensity = d.propensity[i];
-      writer_->append(r);
+      r.inclusion = d.inclusion[i];
     }
+    writer_->append(recs.data(), recs.size());
     writer_->flush();
   }
 };
