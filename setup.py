@@ -25,7 +25,8 @@ setup(
     ext_modules=[
         Pybind11Extension(
             "everypath.lowering._runtime",
-            [f"{RUNTIME}/{name}.cpp" for name in ("module", "signature", "arguments", "results", "telemetry")],
+            [f"{RUNTIME}/{name}.cpp" for name in ("module", "signature", "arguments", "results", "telemetry",
+                                                          "tensors", "generators")],
             depends=[f"{RUNTIME}/runtime.hpp", f"{RUNTIME}/fastcall.h", "variants/include/everypath/telemetry.hpp",
                      "variants/include/everypath/telemetry_host.hpp"],
             include_dirs=["variants/include"],

@@ -9,6 +9,7 @@ sandboxed observation.
 from __future__ import annotations
 
 import ast
+import enum
 import sys
 import types
 import typing
@@ -19,8 +20,9 @@ import numpy as np
 
 from everypath.base.errors import CompileError, SourceLocation
 from everypath.base.types import (
-    BOOL, COMPLEX, FLOAT, INT, NONE, ArrayT, DType, ListT, ScalarT, StrT, TupleT, Type,
+    BOOL, COMPLEX, FLOAT, INT, NONE, ArrayT, DType, ImageT, ListT, ScalarT, StrT, TupleT, Type,
 )
+from everypath.base.images import is_image_class
 
 
 @dataclass(frozen=True)
@@ -38,9 +40,10 @@ class OpenArrayT:
 
     dtype: DType | None  # None: dtype open too (npt.NDArray[Any])
     torch: bool = False  # annotated torch.Tensor: dtype and rank both come from the call
+    image: bool = False  # annotated PIL.Image.Image: the argument's mode decides (base/images.py)
 
     def __str__(self) -> str:
-        return "torch.Tensor" if self.torch else f"{self.dtype or '?'}[...]"
+        return "PIL.Image.Image" if self.image else "torch.Tensor" if self.torch else f"{self.dtype or '?'}[...]"
 
 
 class _Namespace(dict):
@@ -89,8 +92,84 @@ def _dtype_of(obj: Any, ann: Annotation) -> DType | None:
         raise CompileError.at(ann.loc, f"unsupported array dtype in annotation '{ann.text}'", ("reading annotations",)) from None
 
 
+def literal_values(obj: Any) -> tuple[Any, ...] | None:
+    """The values of a Literal[...] annotation (Annotated[...] around it seen through), else None."""
+    if typing.get_origin(obj) is typing.Annotated:
+        return literal_values(typing.get_args(obj)[0])
+    if typing.get_origin(obj) is typing.Literal:
+        out: list[Any] = []
+        for a in typing.get_args(obj):  # Literal[Literal["a"], "b"] is flattened by typing already
+            out.append(a)
+        return tuple(out)
+    return None
+
+
+def _literal_type(ann: Annotation, values: tuple[Any, ...]) -> Type:
+    kinds = {type(v) for v in values}
+    if type(None) in kinds:
+        raise CompileError.at(ann.loc, f"Literal with None in '{ann.text}' is not supported yet (a str-or-None "
+                                       "parameter needs union types); give the literals only and a default",
+                              ("reading annotations",))
+    if len(kinds) != 1 or not kinds <= {str, int, bool}:
+        raise CompileError.at(ann.loc, f"Literal values in '{ann.text}' must all be str, all int or all bool",
+                              ("reading annotations",))
+    return {str: StrT(), int: INT, bool: BOOL}[kinds.pop()]
+
+
+def _class_type(ann: Annotation, cls: type) -> Type:
+    """An enum or record class of the user's module as a parameter, field or result type."""
+    from everypath.base import classes
+
+    if classes.is_enum_class(cls):
+        why = classes.enum_refusal(cls)
+        if why:
+            raise CompileError.at(ann.loc, why, ("reading annotations",))
+        return classes.enum_type(cls)
+    return record_type(cls, ann)
+
+
+def record_type(cls: type, ann: Annotation) -> Type:
+    """A @dataclass / NamedTuple class as a RecordT: its fields typed by their own annotations."""
+    from everypath.base import classes
+    from everypath.base.types import RecordT
+
+    why = classes.record_refusal(cls)
+    if why:
+        raise CompileError.at(ann.loc, why, ("reading annotations",))
+    try:
+        info = classes.record_info(cls)
+    except Exception as exc:  # a field annotation that does not evaluate
+        raise CompileError.at(ann.loc, f"cannot read the field annotations of '{cls.__qualname__}': {exc}",
+                              ("reading annotations",)) from None
+    items = []
+    for name, field_ann in zip(info.fields, info.annotations):
+        inner = Annotation(field_ann, f"{cls.__qualname__}.{name}: {getattr(field_ann, '__name__', field_ann)}", ann.loc)
+        t = to_type(inner)
+        if isinstance(t, OpenArrayT):
+            raise CompileError.at(ann.loc, f"field '{name}' of '{cls.__qualname__}' is an array of open rank: give "
+                                           "its rank (np.ndarray[tuple[int, int], np.dtype[np.float32]])",
+                                  ("reading annotations",))
+        items.append(t)
+    module, qualname = classes.where(cls)
+    return RecordT(module, qualname, info.fields, tuple(items), info.kind, info.frozen)
+
+
 def to_type(ann: Annotation, obj: Any = None) -> Type | OpenArrayT:
     obj = ann.obj if obj is None else obj
+    if typing.get_origin(obj) is typing.Annotated:  # the metadata is for tools: the compiler reads the type
+        inner, *meta = typing.get_args(obj)
+        if is_image_class(inner) and meta and isinstance(meta[0], str):  # Annotated[Image.Image, "RGB"]: that mode
+            return _image_mode(ann, meta[0])
+        return to_type(ann, inner)
+    if is_image_class(obj):  # PIL.Image.Image: its array's dtype and rank follow from the argument's mode
+        return OpenArrayT(None, image=True)
+    values = literal_values(obj)
+    if values is not None:
+        return _literal_type(ann, values)
+    from everypath.base import classes
+
+    if classes.is_enum_class(obj) or classes.is_record_class(obj):
+        return _class_type(ann, obj)
     simple = {int: INT, float: FLOAT, bool: BOOL, complex: COMPLEX, str: StrT(), None: NONE, type(None): NONE}
     if isinstance(obj, typing.Hashable) and obj in simple:
         return simple[obj]
@@ -132,6 +211,15 @@ def to_type(ann: Annotation, obj: Any = None) -> Type | OpenArrayT:
     raise CompileError.at(ann.loc, f"unsupported annotation '{ann.text}'", ("reading annotations",))
 
 
+def _image_mode(ann: Annotation, mode: str) -> Type:
+    from everypath.base.images import ImageError, mode_type
+
+    try:
+        return mode_type(mode)
+    except ImageError as exc:
+        raise CompileError.at(ann.loc, f"'{ann.text}': {exc}", ("reading annotations",)) from None
+
+
 def _rank_of(shape: Any) -> int | None:
     if shape is typing.Any:
         return None
@@ -146,6 +234,8 @@ def _rank_of(shape: Any) -> int | None:
 
 
 def _checked(t: Type | OpenArrayT, ann: Annotation) -> Type:
+    if isinstance(t, OpenArrayT) and t.image:  # tuple[Image.Image, ...] results: each image's mode from the body
+        return t  # type: ignore[return-value]
     if isinstance(t, OpenArrayT):
         raise CompileError.at(ann.loc, f"arrays of open rank inside '{ann.text}' are not supported", ("reading annotations",))
     return t
@@ -153,6 +243,22 @@ def _checked(t: Type | OpenArrayT, ann: Annotation) -> Type:
 
 def describe_value_type(value: Any) -> Type | None:
     """The compile-time type of a concrete Python value (used to complete open annotations)."""
+    from everypath.base import classes
+
+    if isinstance(value, enum.Enum):  # first: an IntEnum member is an int, a StrEnum member a str
+        cls = type(value)
+        return classes.enum_type(cls) if classes.is_enum_class(cls) and classes.enum_refusal(cls) is None else None
+    if classes.is_record_class(type(value)):
+        try:
+            return record_type(type(value), Annotation(type(value), type(value).__qualname__, SourceLocation("<value>", 0, 0)))
+        except CompileError:
+            return None
+    if "PIL.Image" in sys.modules:  # a PIL image crosses as its array (base/images.py)
+        from everypath.base.images import value_type
+
+        image = value_type(value)
+        if image is not None:
+            return image
     if isinstance(value, np.generic):  # first: np.float64 subclasses float, np.complex128 complex
         try:
             return ScalarT(DType.of(value.dtype))
@@ -200,6 +306,8 @@ def annotation_text(t: Type) -> str:
     """How a type is spelled as a Python annotation, for error messages."""
     if isinstance(t, ArrayT) and t.torch:
         return "torch.Tensor"
+    if isinstance(t, ImageT):
+        return "PIL.Image.Image" if t.mode is None else f"Annotated[PIL.Image.Image, {t.mode!r}]"
     if isinstance(t, ArrayT):
         shape = "tuple[" + ", ".join(["int"] * t.ndim) + "]" if t.ndim else "tuple[()]"
         return f"np.ndarray[{shape}, np.dtype[np.{t.dtype}]]"

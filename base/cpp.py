@@ -48,9 +48,31 @@ def ctype(t: Type) -> str:
 
     if isinstance(t, GeneratorT):
         return "ep::Generator"  # variants/include/everypath/ops/random_core.hpp
+    from everypath.base.types import GenT
+
+    if isinstance(t, GenT):
+        return f"ep::generator<{ctype(t.item)}>"  # variants/include/everypath/generator.hpp
+    from everypath.base.types import EnumT, RecordT
+
+    if isinstance(t, EnumT):  # the member's index, or an IntEnum's value (lowering/records.py)
+        return "int64_t"
+    if isinstance(t, RecordT):  # one struct per class; a mutable dataclass is shared, as in Python
+        return struct_name(t) if t.frozen else f"std::shared_ptr<{struct_name(t)}>"
+    from everypath.base.types import ImageT
+
+    if isinstance(t, ImageT):  # a PIL image is the array np.asarray(img) gives (lowering/pil_images.py)
+        return ctype(t.array)
     if isinstance(t, (FuncT, IterT)):
         raise EmitError(f"a {t} value cannot be stored here")
     raise EmitError(f"no C++ type for {t}")
+
+
+def struct_name(t: Any) -> str:
+    """The C++ struct of a record class (lowering/records.py): its qualname and a digest of where it lives."""
+    import hashlib
+
+    tag = hashlib.sha256(f"{t.module}:{t.qualname}".encode()).hexdigest()[:8]
+    return "ep_rec_" + "".join(c if c.isalnum() else "_" for c in t.qualname) + "_" + tag
 
 
 def float_literal(x: float, cpp: str = "double") -> str:
@@ -110,6 +132,10 @@ def literal(value: Any, t: Type) -> str:
         return "std::make_tuple(" + ", ".join(literal(v, it) for v, it in zip(value, t.items)) + ")"
     if isinstance(t, ScalarT):
         return scalar_literal(value, t.dtype)
+    from everypath.base.types import EnumT
+
+    if isinstance(t, EnumT):  # Color.RED: its index (an IntEnum: its value)
+        return f"int64_t({value.value if t.base == 'int' else t.names.index(value.name)}LL)"
     if isinstance(t, ArrayT):
         raise EmitError("array constants are not supported")
     raise EmitError(f"constant of type {t} is not supported")

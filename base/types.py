@@ -207,6 +207,17 @@ class GeneratorT:
 
 
 @dataclass(frozen=True)
+class GenT:
+    """What a compiled generator function returns (ep::generator<T>, variants/include/everypath/generator.hpp):
+    consumed by `for` (lowering/generators.py) or handed to Python as a lazy iterator. Not GeneratorT above."""
+
+    item: "Type"  # the type of every value it yields (one type: mixed yields are refused)
+
+    def __str__(self) -> str:
+        return f"generator[{self.item}]"
+
+
+@dataclass(frozen=True)
 class MaybeWeakT:
     """A local that is a Python scalar until a NumPy scalar absorbs it (NEP 50: `total = 0.0` then
     `total += f32`): only variables have this type. Its C++ slot keeps both values and a flag; every read
@@ -231,7 +242,59 @@ class MaybeWeakT:
         return f"{PY_NAME[self.weak]} | np.{self.strong}"
 
 
-Type = Union[ScalarT, ArrayT, TupleT, ListT, DictT, SetT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT, MaybeWeakT]
+@dataclass(frozen=True)
+class EnumT:
+    """A member of an enum.Enum class of the user's module (base/classes.py): in C++ an int64, the member's
+    index in definition order, or for an IntEnum its int value (so IntEnum arithmetic is int arithmetic)."""
+
+    module: str
+    qualname: str
+    names: tuple[str, ...]  # canonical members, in definition order
+    values: tuple[object, ...]  # their .value (ints or strs)
+    base: str = "enum"  # "enum", "int" (IntEnum), "str" (StrEnum)
+
+    @property
+    def by_value(self) -> bool:
+        return self.base == "int"
+
+    def __str__(self) -> str:
+        return self.qualname
+
+
+@dataclass(frozen=True)
+class RecordT:
+    """An instance of a @dataclass or typing.NamedTuple class of the user's module (base/classes.py): one C++
+    struct per class (lowering/records.py); a non-frozen dataclass is shared by reference, as in Python."""
+
+    module: str
+    qualname: str
+    fields: tuple[str, ...]
+    items: tuple["Type", ...]  # the fields' annotated types
+    kind: str = "dataclass"  # "dataclass" or "namedtuple"
+    frozen: bool = True  # NamedTuples and frozen dataclasses: values; others: references
+
+    def field_type(self, name: str) -> "Type":
+        return self.items[self.fields.index(name)]
+
+    def __str__(self) -> str:
+        return self.qualname
+
+
+@dataclass(frozen=True)
+class ImageT:
+    """A PIL.Image.Image (base/images.py, lowering/pil_images.py): in C++ the array np.asarray(img) gives. Not an
+    ArrayT, so NumPy's operators do not take it (PIL's images have no arithmetic either)."""
+
+    array: ArrayT
+    mode: str | None  # None: the channel count of Image.fromarray's 3-d array decides it at run time
+
+    def __str__(self) -> str:
+        return f"PIL.Image[{self.mode or '?'}]"
+
+
+Type = Union[ScalarT, ArrayT, TupleT, ListT, DictT, SetT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT,
+             MaybeWeakT, EnumT, RecordT, GenT, ImageT]
+CHANNEL_MODES = frozenset({None, "LA", "RGB", "RGBA"})  # Image.fromarray of (H, W, 2|3|4) uint8 (tests check PIL)
 
 INT = ScalarT(DType.INT64, weak=True)
 FLOAT = ScalarT(DType.FLOAT64, weak=True)
@@ -286,6 +349,9 @@ def join(a: Type | None, b: Type | None) -> Type | None:
     if isinstance(a, FuncT) and isinstance(b, FuncT):  # a variable bound to one of several closures
         members = sorted(set(a.members) | set(b.members))
         return FuncT("choice:" + "|".join(members)) if len(members) > 1 else a
+    if isinstance(a, ImageT) and isinstance(b, ImageT) and a.array == b.array and None in (a.mode, b.mode) and \
+            {a.mode, b.mode} <= CHANNEL_MODES:  # a mode Image.fromarray would infer anyway: decided at run time
+        return ImageT(a.array, None)
     if isinstance(a, TupleT) and isinstance(b, TupleT) and len(a.items) == len(b.items):
         items = tuple(join(x, y) for x, y in zip(a.items, b.items))
         return None if any(i is None for i in items) else TupleT(items)  # type: ignore[arg-type]
@@ -334,6 +400,8 @@ def element_type(t: Type) -> Type:
         if t.key is None:
             raise TypingError("cannot infer the key type of an empty dict")
         return t.key
+    if isinstance(t, GenT):  # for x in gen(...): what it yields
+        return t.item
     if isinstance(t, IterT):
         if t.kind in ("dict_keys", "dict_values", "dict_items"):  # d.keys() / d.values() / d.items()
             d = t.items[0]

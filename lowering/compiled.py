@@ -191,6 +191,10 @@ class CompiledFunction(_Dispatcher):
 
                 assert self._signature is not None
                 check_arguments(self.__name__, list(self._signature.parameters), bound)
+            if "PIL.Image" in sys.modules:  # an image parameter given something else: a TypeError naming it
+                from everypath.lowering.pil_boundary import check_arguments as check_images
+
+                check_images(self.__name__, self.py_function, bound)
             fast = tuple(fast_key(v) for v in bound)
             native = self._by_fast_key.get(fast)
             if native is not None:

@@ -16,6 +16,7 @@ import numpy as np
 from everypath.base.errors import CompileError, internal_error
 from everypath.lowering.bounds import LowerBounds
 from everypath.base.cpp import EmitError, c_string, cast, ctype, literal, string_literal
+from everypath.lowering import generators
 from everypath.lowering.definite import Unbound, analyse
 from everypath.lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
@@ -23,7 +24,7 @@ from everypath.lowering.emit_values import (
 )
 from everypath.lowering.infer import TypedFunction, const_type, static_truth
 from everypath.base.types import (
-    INT, ArrayT, DictT, DType, DTypeT, FuncT, SetT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, StrT, TupleT, Type, element_type,
+    INT, ArrayT, DictT, DType, DTypeT, EnumT, FuncT, GenT, SetT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, StrT, TupleT, Type, element_type,
 )
 from everypath.tracer.ir import Block, Node, Opcode
 
@@ -92,7 +93,8 @@ class FunctionEmitter:
         return self.sites.call(site, [e for _, e in options], operands)
 
     def ty(self, n: Node) -> Any:
-        return self.spec.type_of(n)
+        t = self.spec.type_of(n)
+        return INT if isinstance(t, EnumT) and t.by_value else t  # an IntEnum is its int64 value (records.py)
 
     def line(self, text: str) -> None:
         self.lines.append("  " * self.depth + text)
@@ -304,6 +306,9 @@ class FunctionEmitter:
                 and not isinstance(self.spec.types.get(u.args[0]), DictT) for u in n.users):  # d[(i, j)]: a key
             self.exprs[n] = "/*index*/"
             return
+        if op is Opcode.CALL and n.target in generators.CALLS:  # yield: lowering/generators.py
+            generators.emit_call(self, n)
+            return
         if op is Opcode.CALL:
             self._pyint_checks(n)  # before the element loop, also when this node is fused into it
             if self.spec.op_keys.get(n) == "ndarray.fill" and len(n.args) == 2:
@@ -369,6 +374,9 @@ class FunctionEmitter:
             return
         if op is Opcode.CONTINUE:
             self.line("continue;")
+            return
+        if op is Opcode.RETURN and self.spec.fn.is_generator:
+            generators.emit_return(self, n)
             return
         if op is Opcode.RETURN:
             rt = self.spec.return_type
@@ -509,6 +517,9 @@ class FunctionEmitter:
     # ---- loops ---------------------------------------------------------
     def emit_for(self, n: Node) -> None:
         it = n.args[0]
+        if isinstance(self.ty(it), GenT):  # resumes a coroutine: lowering/generators.py
+            generators.emit_for(self, n)
+            return
         if it.op is Opcode.CALL and it.target == "builtins.range" and self._const_step(it) is not None:
             from everypath.lowering.unit_stride import emit_range_versions
 
@@ -606,6 +617,8 @@ class FunctionEmitter:
                 total = self.fresh("total")
                 self.line(f"int64_t {total} = 1; for (auto d : {dims}) {total} *= d;")
                 return total, lambda k: ("struct", self._unravel(k, dims, len(exprs)))
+        if isinstance(t, GenT):
+            raise EmitError(generators.consumer_error(None))
         if isinstance(t, TupleT):
             tup = self.value(it)
             arr = self.fresh("items")

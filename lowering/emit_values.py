@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from everypath.lowering import pil_images, records
 from everypath.base.cpp import EmitError, cast, ctype, literal
 from everypath.lowering.indexing import IndexKind, plan_array_index
 from everypath.base.types import ArrayT, DictT, DType, DTypeT, ListT, ScalarT, StrT, TupleT, Type
@@ -299,6 +300,9 @@ def _index_parts(fe: "FunctionEmitter", base_t: ArrayT, idx: Node) -> tuple[list
 
 
 def getitem(fe: "FunctionEmitter", n: Node) -> str:
+    mine = records.emit_getitem(fe.ty(n.args[0]), fe.value(n.args[0]), n.args[1])  # a NamedTuple's item
+    if mine is not None:
+        return mine
     base, idx = n.args
     bt = fe.ty(base)
     b = fe.value(base)
@@ -383,6 +387,12 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
 # ---- calls --------------------------------------------------------------
 def call(fe: "FunctionEmitter", n: Node) -> str:
     target = n.target
+    mine = records.emit_call(fe, n)  # record construction and fields stored, enum comparisons
+    if mine is not None:
+        return mine
+    mine = pil_images.emit_call(fe, n)  # Image.fromarray, np.asarray(img): lowering/pil_images.py
+    if mine is not None:
+        return mine
     if target == "ep.call" and len(fe.spec.choices.get(n, ())) > 1:
         # a variable bound to one of several closures holds the chosen one's tag
         members = fe.ty(n.args[0]).members
@@ -446,6 +456,10 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
             return "ep::Str()"
         t = fe.ty(n.args[0])
         return fe.value(n.args[0]) if isinstance(t, StrT) else f"ep::Str({text(fe.value(n.args[0]), t, Mode.STR)})"
+    if target == "builtins.repr" and fe.spec.op_keys.get(n) == "builtins.repr":  # repr(x): pyformat's writer
+        from everypath.lowering.pyformat import Mode, text
+
+        return f"ep::Str({text(fe.value(n.args[0]), fe.ty(n.args[0]), Mode.REPR)})"
     if target in ("ep.rconv", "ep.sconv"):  # the !r / !s of an f-string part
         from everypath.lowering.pyformat import Mode, text
 
@@ -463,6 +477,8 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         return "true" if same == (target == "operator.is_") else "false"
     if target == "method.append":
         return f"({fe.value(n.args[0])}.append({fe.value(n.args[1])}), ep::None{{}})"
+    if target == "ep.truth":  # an and/or operand in a condition (tracer/frontend.py `test`)
+        return fe.truth(n.args[0])
     if is_elementwise(fe, n):
         return elementwise(fe, n)
     if n.args and n.args[0] in fe.fused and is_fusable_reduction(fe, n, n.args[0]):
@@ -493,6 +509,12 @@ def attribute(fe: "FunctionEmitter", n: Node) -> str:
     from everypath.variants.attributes import attribute_lower
 
     base = n.args[0]
+    mine = records.emit_attribute(fe.spec.type_of(base), fe.value(base), n.target, fe.ty(n))  # r.x, member.value
+    if mine is not None:
+        return mine
+    mine = pil_images.emit_attribute(fe.ty(base), fe.value(base), n.target)  # img.size, img.mode
+    if mine is not None:
+        return mine
     return attribute_lower(fe.ty(base), fe.value(base), n.target, fe.ty(n), ctype)
 
 

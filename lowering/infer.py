@@ -10,19 +10,23 @@ with its location.
 """
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
 from everypath.base.errors import CompileError, CompileErrors, internal_error
 from everypath.lowering.indexing import index_type
 from everypath.base.types import (
-    BOOL, NONE, ArrayT, DictT, DTypeT, FuncT, SetT, IterT, ListT, MaybeWeakT, NoneT, ScalarT, SliceT, StrT, TupleT,
+    EnumT, ImageT, RecordT,
+    BOOL, NONE, ArrayT, DictT, DTypeT, FuncT, GenT, SetT, IterT, ListT, MaybeWeakT, NoneT, ScalarT, SliceT, StrT, TupleT,
     Type, element_type, join, join_var,
-    like_tensor,
+    like_tensor, INT, RangeT,
 )
 from everypath.tracer.ir import Function, FunctionRef, Node, Opcode
+from everypath.lowering import generators
+from everypath.lowering import pil_images, records
 from everypath.lowering.weak_locals import check_union_reads
-from everypath.variants.ops import dicts, sets
+from everypath.variants.ops import dicts, lists, sets
 from everypath.variants.ops.strings import OVERLOADED as STR_OVERLOADED
 from everypath.variants.registry import Site, TypingError, lookup_operator
 
@@ -115,7 +119,16 @@ class ProgramTyper:
         cur = spec.var_types.get(name)
         if isinstance(t, IterT):
             self.error(node, f"storing {t.kind}(...) in a variable is not supported; iterate over it directly", spec)
+        if isinstance(t, GenT):  # one owner of the coroutine frame: the loop that runs it (lowering/generators.py)
+            self.error(node, "storing a generator in a variable is not supported in compiled code; iterate over "
+                             "it where it is made ('for x in gen(...)')", spec)
+            return
         new = join(cur, t) if name in spec.demoted else join_var(cur, t)
+        if new is None and name.startswith("bool$"):  # the value of `x and y` / `x or y` (tracer/frontend.py)
+            self.error(node, f"the value of this 'and'/'or' is one of its operands, which are {cur} and {t}: "
+                             "compiled code keeps one type per value; use it as a condition only, or give both "
+                             "operands one type (e.g. bool(x))", spec)
+            return
         if new is None:
             self.error(node, f"variable '{name.split('$')[0]}' holds {cur} elsewhere but {t} here; "
                              "a variable must keep one kind of value (arrays keep their rank)", spec)
@@ -176,11 +189,17 @@ class ProgramTyper:
             from everypath.variants.attributes import attribute_type
 
             base = ty(n.args[0])
+            if isinstance(base, (EnumT, RecordT)):  # Color.RED.value, r.x: lowering/records.py
+                return records.attribute_type(base, n.target)
+            if isinstance(base, ImageT):  # img.size, img.mode: lowering/pil_images.py
+                return pil_images.attribute_type(base, n.target)
             return None if base is None else like_tensor(attribute_type(base, n.target), base)
         if op is Opcode.GETITEM:
-            base, idx = ty(n.args[0]), ty(n.args[1])
+            base, idx = ty(n.args[0]), records.as_int(ty(n.args[1]))
             if base is None or idx is None:
                 return None
+            if isinstance(base, RecordT):  # a NamedTuple's item: lowering/records.py
+                return records.index_type(base, n.args[1])
             if isinstance(base, DictT):  # d[k]: variants/ops/dicts.py
                 dicts.check_key(idx)
                 if base.value is None:
@@ -218,6 +237,9 @@ class ProgramTyper:
             self._block(spec, n.blocks[0].nodes)
             return None
         if op in (Opcode.BREAK, Opcode.CONTINUE):
+            return None
+        if op is Opcode.RETURN and spec.fn.is_generator:  # its items are the yields' (lowering/generators.py)
+            generators.type_return(self, spec)
             return None
         if op is Opcode.RETURN:
             t = ty(n.args[0])
@@ -260,8 +282,18 @@ class ProgramTyper:
         if any(t is None for t in arg_types) or any(t is None for t in kw_types.values()):
             return None
         target = n.target
+        if target in generators.CALLS:  # yield, max(g, default=d), next(g, d): lowering/generators.py
+            return generators.type_call(self, spec, n, arg_types)  # type: ignore[arg-type]
+        if any(isinstance(t, GenT) for t in (*arg_types, *kw_types.values())):
+            raise TypingError(generators.consumer_error(target))
         if isinstance(target, FunctionRef):
             return self._call_user(spec, n, self.functions[target], arg_types, kw_types)  # type: ignore[arg-type]
+        mine = records.call_type(n, arg_types, kw_types)  # type: ignore[arg-type]  # enums, records
+        if mine is not records.NOT_MINE:
+            return mine
+        mine = pil_images.call_type(spec, n, arg_types, kw_types)  # type: ignore[arg-type]  # PIL images
+        if mine is not pil_images.NOT_MINE:
+            return mine
         if target == "ep.call":
             f = arg_types[0]
             if not isinstance(f, FuncT):
@@ -280,6 +312,10 @@ class ProgramTyper:
                     raise TypingError(f"the closures this call may reach return different kinds of values ({r})")
             spec.choices[n] = choices
             return result
+        if target == "ep.truth":  # an and/or operand in a condition: its truth (tracer/frontend.py `test`)
+            if isinstance(arg_types[0], ArrayT):
+                raise TypingError("the truth value of an array is ambiguous; use .any() or .all()")
+            return BOOL
         if target == "ep.tuple":
             return TupleT(tuple(arg_types))  # type: ignore[arg-type]
         if target == "ep.list":
@@ -330,6 +366,13 @@ class ProgramTyper:
                 o = arg_types[1]
                 if o.key is not None and o.value is not None:
                     self._refine(spec, n.args[0], dicts.stored(d0, o.key, o.value), n)
+        if target in ("method.extend", "method.insert") and isinstance(arg_types[0], ListT) and \
+                n.args[0].op is Opcode.LOAD and arg_types[0].elem is None:  # out = []; out.extend(xs): learns xs's
+            src = arg_types[-1]
+            elem = INT if isinstance(src, RangeT) else src.elem if target == "method.extend" and isinstance(src, ListT) \
+                else src if target == "method.insert" else None
+            if elem is not None:
+                self._store(spec, n.args[0].target, ListT(elem), n)
         if target == "method.append" and isinstance(arg_types[0], ListT):
             lst = n.args[0]
             if lst.op is Opcode.LOAD:
@@ -339,6 +382,7 @@ class ProgramTyper:
             if isinstance(dt, DictT) and dt.key is not None and owner is not None:
                 self._refine(spec, owner, DictT(dt.key, dicts.merge(dt.value, ListT(arg_types[1]), "the list appended to")), n)
             return NONE
+        arg_types = [records.as_int(t) for t in arg_types]  # an IntEnum member computes as its int value
         key, site = resolve_site(n, arg_types, kw_types)  # type: ignore[arg-type]
         spec.op_keys[n] = key
         return lookup_operator(key).infer(site)
@@ -384,11 +428,18 @@ def static_truth(spec: TypedFunction, cond: Node) -> bool | None:
         ts = [spec.types.get(a) for a in cond.args]
         if any(t is None for t in ts):
             return None
+        if any(isinstance(t, EnumT) for t in ts):  # `mode is Mode.FAST`: known only for two constants
+            if not all(a.op is Opcode.CONST for a in cond.args):
+                return None
+            same = cond.args[0].target is cond.args[1].target
+            return same if cond.target == "operator.is_" else not same
         same = all(isinstance(t, NoneT) for t in ts)
         return same if cond.target == "operator.is_" else not same
     if cond.op is Opcode.CALL and cond.target == "operator.not_":
         inner = static_truth(spec, cond.args[0])
         return None if inner is None else not inner
+    if cond.op is Opcode.CALL and cond.target == "ep.truth":
+        return static_truth(spec, cond.args[0])
     return None
 
 
@@ -442,7 +493,7 @@ def const_type(value: Any) -> Type:
     from everypath.base.annotations import describe_value_type
     from everypath.base.types import DType, DTypeT, FuncT, StrT
 
-    if isinstance(value, str):
+    if isinstance(value, str) and not isinstance(value, enum.Enum):  # a StrEnum member is an enum (EnumT)
         return StrT()
     if isinstance(value, np.dtype):
         return DTypeT(DType.of(value))
@@ -464,6 +515,9 @@ def resolve_site(n: Node, arg_types: list[Type], kw_types: dict[str, Type]) -> t
         return f"dict:{key}", Site(f"dict:{key}", n, arg_types, kw_types)
     if key in STR_OVERLOADED and any(isinstance(t, StrT) for t in arg_types):  # a + b of str: variants/ops/strings.py
         return f"str:{key}", Site(f"str:{key}", n, arg_types, kw_types)
+    prefix = lists.route(key, arg_types)  # a + b, a == b, not a of lists, a < b of tuples: variants/ops/lists.py
+    if prefix is not None:
+        return f"{prefix}:{key}", Site(f"{prefix}:{key}", n, arg_types, kw_types)
     if any(isinstance(t, ArrayT) and t.torch for t in (*arg_types, *kw_types.values())):
         from everypath.variants.ops._torch import torch_key
 

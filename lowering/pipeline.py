@@ -19,7 +19,7 @@ from everypath.lowering.build import build_shared, compiler_version, headers_dig
 from everypath.lowering.effects import mutated_params
 from everypath.lowering.infer import ProgramTyper, TypedFunction
 from everypath.lowering.signature import signature
-from everypath.base.types import ArrayT, ScalarT, Type
+from everypath.base.types import ArrayT, ImageT, ScalarT, TupleT, Type
 from everypath.lowering import cache
 from everypath.lowering.cache import CompiledModule
 from everypath.lowering.dispatch import PathPolicy
@@ -36,6 +36,9 @@ def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tup
         if ann is not None:
             texts[p.name] = ann.text
         call_t = given[i] if given is not None and i < len(given) else None
+        if isinstance(t, TupleT) and any(isinstance(x, OpenArrayT) for x in t.items):
+            raise CompileError.at(p.loc, f"parameter '{p.name}': tuples of PIL images are not supported as parameters; "
+                                         "pass each image as a parameter of its own", ("resolving the signature",))
         if t is None or isinstance(t, OpenArrayT):
             if call_t is None:
                 what = "an annotation" if t is None else "a rank in its annotation"
@@ -43,7 +46,11 @@ def _resolve_params(fn: Any, given: tuple[Type | None, ...] | None) -> tuple[tup
                     f"parameter '{p.name}' needs {what} to be compiled ahead of time "
                     "(or call the function once so everypath can specialise on the argument)",
                     p.loc.filename, p.loc.lineno, p.loc.col, ("resolving the signature",))
-            if isinstance(t, OpenArrayT):
+            if isinstance(t, OpenArrayT) and t.image:  # PIL.Image.Image: the argument's mode (base/images.py)
+                if not isinstance(call_t, ImageT):
+                    raise CompileError.at(p.loc, f"parameter '{p.name}': argument of type {call_t} does not match "
+                                                 f"annotation '{ann.text if ann else ''}'", ("resolving the signature",))
+            elif isinstance(t, OpenArrayT):
                 if not isinstance(call_t, ArrayT) or (t.dtype is not None and call_t.dtype is not t.dtype) or \
                         call_t.torch != t.torch:
                     raise CompileError.at(p.loc, f"parameter '{p.name}': argument of type {call_t} does not match "
@@ -58,6 +65,8 @@ def _return_compatible(want: Any, got: Any) -> bool:
     scalar alike; float accepts ints, as the numeric tower does), containers item by item."""
     from everypath.base.types import ListT, TupleT
 
+    if isinstance(want, OpenArrayT) and want.image or isinstance(want, ImageT):  # an image of the mode it makes
+        return isinstance(got, ImageT) and (not isinstance(want, ImageT) or got.mode in (want.mode, None))
     if isinstance(want, OpenArrayT):
         return isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype) and want.torch == got.torch
     if isinstance(want, ScalarT) and isinstance(got, ScalarT):
@@ -84,8 +93,17 @@ def _crossable(t: Any) -> str | None:
 
     from everypath.base.types import StrT
 
+    from everypath.base.types import EnumT, RecordT
+
     if isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, (ScalarT, StrT)):
+        if isinstance(t.elem, (EnumT, RecordT, TupleT)):  # one EP_KIND_SEQ slot of items (lowering/records.py)
+            return _crossable(t.elem)
         return f"returning a list of {t.elem} is not supported yet: return tuple(...) of it instead"
+    if isinstance(t, RecordT):
+        for item in t.items:
+            why = _crossable(item)
+            if why:
+                return why
     from everypath.base.types import DictT
 
     from everypath.base.types import SetT
@@ -105,6 +123,11 @@ def _crossable(t: Any) -> str | None:
 
 
 def _check_return(spec: TypedFunction) -> None:
+    from everypath.lowering.generators import check_return, is_generator_result
+
+    if is_generator_result(spec.return_type):  # Iterator[T] annotations, items that cross the ABI
+        check_return(spec, _return_compatible, _crossable)
+        return
     why = _crossable(spec.return_type)
     if why is not None:
         ret = next((n for n in spec.fn.body.walk() if n.op.name == "RETURN"), None)
@@ -175,9 +198,16 @@ def generate(pyfunc: types.FunctionType, settings: Settings, call_types: tuple[T
     except CompileError as exc:  # errors inside library code are reported at the user's call
         raise in_user_code(exc, program).with_during(f"compiling {pyfunc.__qualname__}") from None
     _check_return(spec)
+    if policy is not None:  # a portable target: no PIL at run time to make or read images
+        from everypath.lowering.pil_images import refuse_portable
+
+        refuse_portable(spec)
     from everypath.lowering.dict_params import check_dict_params
 
     check_dict_params(spec)  # dict arguments arrive as copies: compiled code may only read them
+    from everypath.lowering.records import check_record_params
+
+    check_record_params(spec, typer.order)  # so do mutable dataclass arguments: their fields are not stored into
     if observation is not None:
         check_observation(spec, observation)
     mutated = mutated_params(typer.order)[spec]

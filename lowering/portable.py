@@ -174,7 +174,7 @@ def _file_name(gen: Generated, target: Target, kind: ArtifactKind) -> str:
 
 def _crosses_str(d: Any) -> bool:
     if isinstance(d, dict):
-        return d.get("kind") in ("str", "dict", "set") or any(_crosses_str(v) for v in d.values())
+        return d.get("kind") in ("str", "dict", "set", "generator") or any(_crosses_str(v) for v in d.values())
     return isinstance(d, list) and any(_crosses_str(v) for v in d)
 
 
@@ -185,7 +185,7 @@ def build_target(gen: Generated, target: Target, settings: Settings, table: str 
     arts: list[Artifact] = []
     skipped: list[Skipped] = []
     if _crosses_str(gen.signature):  # the C header, npz, JNI and wasm glue know numbers and arrays only
-        why = "str, dict and set parameters and results cross only the Python runtime's ABI so far"
+        why = "str, dict and set parameters and results, and generators, cross only the Python runtime's ABI so far"
         return [], [Skipped(target.name, kind, why) for kind in kinds or target.kinds]
     ops = _operators(gen, target)
     for kind in kinds or target.kinds:

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from everypath.base.annotations import annotation_text
-from everypath.base.types import ArrayT, DictT, DTypeT, ListT, MaybeWeakT, NoneT, ScalarT, SetT, StrT, TupleT, Type
+from everypath.base.annotations import annotation_text, literal_values
+from everypath.base.types import (
+    ArrayT, DictT, DTypeT, EnumT, GenT, ImageT, ListT, MaybeWeakT, NoneT, RecordT, ScalarT, SetT, StrT, TupleT, Type,
+)
 from everypath.lowering.infer import TypedFunction
 from everypath.tracer.ir import Opcode
 
@@ -29,7 +31,22 @@ def type_descriptor(t: Type) -> dict[str, Any]:
         return {"kind": "none"}
     if isinstance(t, StrT):
         return {"kind": "str"}
+    if isinstance(t, EnumT):  # the member's index (lowering/unit.py maps IntEnum values), boxed back to the member
+        return {"kind": "enum", "module": t.module, "qualname": t.qualname}
+    if isinstance(t, RecordT):
+        return {"kind": "record", "module": t.module, "qualname": t.qualname, "fields": list(t.fields),
+                "items": [type_descriptor(i) for i in t.items]}
+    if isinstance(t, ImageT):  # its array; lowering/pil_boundary.py converts (mode "": Image.fromarray infers it)
+        return {**type_descriptor(t.array), "image": t.mode or ""}
+    if isinstance(t, GenT):  # a lazy iterator of its items (lowering/runtime/generators.cpp)
+        return {"kind": "generator", "item": type_descriptor(t.item)}
     raise TypeError(f"{t} cannot cross the C ABI")
+
+
+def _allowed(ann: Any) -> list[Any] | None:
+    """A Literal[...] parameter's values, which the runtime checks each call against (ValueError otherwise)."""
+    values = literal_values(ann.obj) if ann is not None else None
+    return list(values) if values is not None else None
 
 
 def _spelled(written: str | None, t: Type) -> str:
@@ -47,6 +64,9 @@ def signature(spec: TypedFunction, mutated: set[str], annotations: dict[str, str
             "name": p.name, "type": type_descriptor(t), "annotation": _spelled(annotations.get(p.name), t),
             "mutated": p.name in mutated,
         }
+        allowed = _allowed(p.annotation)
+        if allowed is not None:
+            d["type"]["allowed"] = allowed
         if p.has_default:
             d["default"] = p.default
         params.append(d)

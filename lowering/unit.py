@@ -10,7 +10,11 @@ from everypath.base.cpp import ctype
 from everypath.lowering.emit import FunctionEmitter, return_ctype
 from everypath.lowering.dispatch import PathPolicy
 from everypath.lowering.infer import TypedFunction
-from everypath.base.types import ArrayT, DictT, ListT, NoneT, ScalarT, SetT, StrT, TupleT, Type
+from everypath.base.cpp import struct_name
+from everypath.base.types import (
+    ArrayT, DictT, DType, EnumT, GenT, ImageT, ListT, NoneT, RecordT, ScalarT, SetT, StrT, TupleT, Type,
+)
+from everypath.lowering import records
 
 from everypath.lowering.cache import FORMAT_VERSION
 from everypath.lowering.sites import Site, SiteTable
@@ -27,6 +31,8 @@ class Entry:
 
 
 def _arg_exprs(t: Type, slot: list[int]) -> str:
+    if isinstance(t, ImageT):  # the array np.asarray(img) gave (lowering/pil_boundary.py)
+        t = t.array
     if isinstance(t, ScalarT):
         i = slot[0]
         slot[0] += 1
@@ -39,6 +45,13 @@ def _arg_exprs(t: Type, slot: list[int]) -> str:
         return "std::make_tuple(" + ", ".join(_arg_exprs(x, slot) for x in t.items) + ")"
     if isinstance(t, NoneT):
         return "ep::None{}"
+    if isinstance(t, EnumT):  # its index (lowering/records.py)
+        i = slot[0]
+        slot[0] += 1
+        return records.arg_enum(f"ep::arg_scalar<int64_t>(args[{i}])", t)
+    if isinstance(t, RecordT):  # its fields' slots, in order: one struct (shared when mutable)
+        value = f"{struct_name(t)}{{" + ", ".join(_arg_exprs(x, slot) for x in t.items) + "}"
+        return value if t.frozen else f"std::make_shared<{struct_name(t)}>({value})"
     if isinstance(t, StrT):
         i = slot[0]
         slot[0] += 1
@@ -66,6 +79,8 @@ def _entry_args(spec: TypedFunction) -> str:
 
 
 def _put_results(expr: str, t: Type, slot: list[int], out: list[str], depth: int = 0) -> None:
+    if isinstance(t, ImageT):  # its array: lowering/pil_boundary.py makes the image
+        t = t.array
     if isinstance(t, ScalarT):
         out.append(f"ep::put_scalar(results[{slot[0]}], {expr}, {t.dtype.abi});")
         slot[0] += 1
@@ -74,6 +89,20 @@ def _put_results(expr: str, t: Type, slot: list[int], out: list[str], depth: int
         slot[0] += 1
     elif isinstance(t, StrT):
         out.append(f"ep::put_str(results[{slot[0]}], {expr});")
+        slot[0] += 1
+    elif isinstance(t, EnumT):  # the member's index: the runtime returns the member itself
+        out.append(f"ep::put_scalar(results[{slot[0]}], {records.put_enum(expr, t)}, {DType.INT64.abi});")
+        slot[0] += 1
+    elif isinstance(t, RecordT):  # field by field; the runtime calls the class with them
+        for name, item in zip(t.fields, t.items):
+            _put_results(records.field(expr, t, name), item, slot, out, depth)
+    elif isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, (ScalarT, StrT)):
+        item = f"k_{depth}"  # one EP_KIND_SEQ slot of items (records.hpp put_seq)
+        inner: list[str] = []
+        per = [0]
+        _put_results(item, t.elem, per, inner, depth + 1)
+        out.append(f"ep::put_seq(results[{slot[0]}], {expr}, {per[0]}, [&](ep_value* results, const auto& {item}) "
+                   f"{{ {' '.join(inner)} }});")
         slot[0] += 1
     elif isinstance(t, ListT) and isinstance(t.elem, StrT):
         out.append(f"ep::put_str_list(results[{slot[0]}], {expr});")
@@ -162,15 +191,27 @@ def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], bou
         headers.add("everypath/dict.hpp")
     if "ep::Set<" in "\n".join(body):  # set values: variants/include/everypath/set.hpp
         headers.add("everypath/set.hpp")
+    structs = records.struct_definitions(top)  # one struct per record class, before anything uses it
+    if records.needs_header(top, [e.spec.return_type for e in entries]):
+        headers.add(records.HEADER)
+    if "ep::generator<" in "\n".join(body):  # generator functions: C++20 coroutines (lowering/generators.py)
+        from everypath.lowering.generators import HEADER as GEN_HEADER
+
+        headers.add(GEN_HEADER)
     out += ["#include <everypath/everypath.hpp>"]
     out += [f"#include <{h}>" for h in sorted(headers - {CORE_HEADER})]
-    out += ["", "EP_DEFINE_ABI()", *sites.preamble(), ""]
+    out += ["", "EP_DEFINE_ABI()", *sites.preamble(), *structs, ""]
     for s in top:
         out.append(_signature(s) + ";")
     out.append("")
     out += body
     for e in entries:
         args = _entry_args(e.spec)
+        if isinstance(e.spec.return_type, GenT):  # a lazy iterator for Python (EP_KIND_GEN)
+            from everypath.lowering.generators import entry_lines
+
+            out += entry_lines(e, args, _put_results)
+            continue
         out.append(f'EP_EXPORT int {e.symbol}(const ep_value* args, int64_t nargs, ep_value* results, '
                    "int64_t nresults, ep_error* err) {")
         out.append("  (void)nargs; (void)nresults;")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import inspect
 import operator
 import textwrap
@@ -22,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from everypath.base.errors import CompileError, SourceLocation, SourceSyntaxError
+from everypath.base.classes import is_enum_class, is_record_class
 from everypath.tracer.globals import ABSENT, GlobalRead, GlobalScope, value_digest
 from everypath.tracer.ir import Block, Function, FunctionRef, Node, Opcode, Param
 from everypath.tracer.statics import (
@@ -29,12 +31,15 @@ from everypath.tracer.statics import (
     static_for, unwrap_compiled, user_function_ref,
 )
 from everypath.tracer.opnames import _PY_CMP, BINOPS, CMPOPS, UNARYOPS
+from everypath.tracer.generators import GeneratorLowering
 from everypath.tracer.statements import StatementLowering
-from everypath.tracer.whitelist import check_syntax
+from everypath.tracer.whitelist import check_syntax, is_generator_def
 
 _FOLDABLE_PREFIXES = ("math.",)
+# calls whose value is already a bool (for arrays: an array of them), so a test does not wrap them in ep.truth
+_BOOL_VALUED = frozenset({*CMPOPS.values(), "operator.not_", "builtins.bool", "ep.truth"})
 _FOLDABLE_KEYS = frozenset({"builtins.abs", "builtins.int", "builtins.float", "builtins.bool", "builtins.min", "builtins.max",
-                            "builtins.ord", "builtins.chr", "builtins.str"})
+                            "builtins.ord", "builtins.chr", "builtins.str", "builtins.repr"})
 
 # called for every user function reached; may answer the ref to use instead (tracer.callgraph caps
 # the constant specialisations of one helper)
@@ -122,7 +127,7 @@ def _assigned_names(body: list[ast.stmt]) -> tuple[list[str], set[str]]:
     return [n for n in order if n not in imports], imports
 
 
-class FunctionBuilder(StatementLowering):
+class FunctionBuilder(GeneratorLowering, StatementLowering):
     """Builds the IR of one function; a child builder handles each closure."""
 
     def __init__(
@@ -149,6 +154,7 @@ class FunctionBuilder(StatementLowering):
         self.freevars: dict[str, None] = {}
         self.renames: list[dict[str, str]] = []
         self.counter = 0
+        self.test_temps: set[str] = set()  # and/or temporaries holding a condition's truth (`test`)
         self.block = Block()
         self.loop_depth = 0
 
@@ -186,6 +192,7 @@ class FunctionBuilder(StatementLowering):
         body = fdef.body if isinstance(fdef, ast.FunctionDef) else [ast.Return(value=fdef.body, lineno=fdef.lineno,
                                                                                 col_offset=fdef.col_offset)]
         local_names, _ = _assigned_names(body)
+        self.generator = isinstance(fdef, ast.FunctionDef) and is_generator_def(fdef)
         args = fdef.args.args
         for a in args:
             self.locals[a.arg] = self.loc(a)
@@ -210,7 +217,7 @@ class FunctionBuilder(StatementLowering):
             name=self.name, qualname=self.qualname, module=self.module, filename=self.smap.filename,
             params=params, returns=returns, body=self.block, loc=self.loc(fdef),
             freevars=tuple(self.freevars), locals=dict(self.locals), is_closure=self.parent is not None,
-            consts=consts,
+            consts=consts, is_generator=self.generator,
         )
 
     # ---- names ---------------------------------------------------------
@@ -360,6 +367,8 @@ class FunctionBuilder(StatementLowering):
     def expr_Attribute(self, e: ast.Attribute) -> Node | Static:
         base = self.expr(e.value)
         if isinstance(base, Static):
+            if is_enum_class(base.obj) and e.attr in base.obj.__members__:  # Color.RED: a constant
+                return self.const(base.obj.__members__[e.attr], self.loc(e))
             if not isinstance(base.obj, types.ModuleType):
                 raise self.error(e, f"attribute '{e.attr}' of {base.describe()} is not supported")
             if not hasattr(base.obj, e.attr):
@@ -436,10 +445,31 @@ class FunctionBuilder(StatementLowering):
             self.in_block(b_else, orelse)
         self.emit(Opcode.IF, None, (cond,), loc, blocks=(b_then, b_else))
 
-    def expr_BoolOp(self, e: ast.BoolOp) -> Node:
+    def test(self, e: ast.expr) -> Node:
+        """A condition (if, while, assert, a conditional expression's or a comprehension's filter): only its
+        truth matters, so `name and name not in d` stores each operand's truth (ep.truth), not an operand."""
+        if isinstance(e, ast.BoolOp):
+            return self.expr_BoolOp(e, as_test=True)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            operand = self.test(e.operand)
+            folded = self.fold(operator.not_, [operand], self.loc(e))
+            return folded or self.emit(Opcode.CALL, "operator.not_", (operand,), self.loc(e))
+        return self.value(e)
+
+    def _truth(self, e: ast.expr) -> Node:
+        n = self.test(e)
+        if n.op is Opcode.CONST or (n.op is Opcode.CALL and n.target in _BOOL_VALUED):
+            return n
+        if n.op is Opcode.LOAD and n.target in self.test_temps:  # a nested and/or test
+            return n
+        return self.emit(Opcode.CALL, "ep.truth", (n,), n.loc)
+
+    def expr_BoolOp(self, e: ast.BoolOp, as_test: bool = False) -> Node:
         loc = self.loc(e)
-        tmp = self.fresh("bool")
-        first = self.value(e.values[0])
+        tmp = self.fresh("bool")  # one name either way: the IR and C++ of numeric kernels stay as they were
+        if as_test:
+            self.test_temps.add(tmp)
+        first = self._truth(e.values[0]) if as_test else self.value(e.values[0])
         self.emit(Opcode.STORE, tmp, (first,), loc)
 
         def chain(rest: list[ast.expr]) -> None:
@@ -448,7 +478,7 @@ class FunctionBuilder(StatementLowering):
             cur = self.emit(Opcode.LOAD, tmp, (), loc)
 
             def assign_next() -> None:
-                self.emit(Opcode.STORE, tmp, (self.value(rest[0]),), loc)
+                self.emit(Opcode.STORE, tmp, (self._truth(rest[0]) if as_test else self.value(rest[0]),), loc)
                 chain(rest[1:])
 
             if isinstance(e.op, ast.And):
@@ -462,7 +492,7 @@ class FunctionBuilder(StatementLowering):
     def expr_IfExp(self, e: ast.IfExp) -> Node:
         loc = self.loc(e)
         tmp = self.fresh("ifexp")
-        cond = self.value(e.test)
+        cond = self.test(e.test)
         self._cond_store(tmp, cond, loc, lambda: self.emit(Opcode.STORE, tmp, (self.value(e.body),), loc),
                          lambda: self.emit(Opcode.STORE, tmp, (self.value(e.orelse),), loc))
         return self.emit(Opcode.LOAD, tmp, (), loc)
@@ -470,10 +500,11 @@ class FunctionBuilder(StatementLowering):
     def _compare(self, key: str, left: Node, right: Node, loc: SourceLocation) -> Node:
         if key in ("operator.contains", "operator.not_contains"):
             left, right = right, left
-        if key in ("operator.is_", "operator.is_not") and not (
-            (left.op is Opcode.CONST and left.target is None) or (right.op is Opcode.CONST and right.target is None)
+        if key in ("operator.is_", "operator.is_not") and not any(
+            x.op is Opcode.CONST and (x.target is None or isinstance(x.target, enum.Enum)) for x in (left, right)
         ):
-            raise CompileError.at(loc, "'is' / 'is not' are only supported against None", (f"tracing {self.qualname}",))
+            raise CompileError.at(loc, "'is' / 'is not' are only supported against None and enum members",
+                                  (f"tracing {self.qualname}",))
         folded = self.fold(lambda a, b: _PY_CMP[key](a, b), [left, right], loc) if key in _PY_CMP else None
         return folded or self.emit(Opcode.CALL, key, (left, right), loc)
 
@@ -517,6 +548,9 @@ class FunctionBuilder(StatementLowering):
                 and len(e.args) in (1, 2) and isinstance(e.args[0], ast.GeneratorExp)):
             start = self.value(e.args[1]) if len(e.args) == 2 else self.const(0, loc)
             return self.comprehension(e.args[0], accumulate=start)
+        consumed = self.consume_iterable(callee, e)  # any/all/max/min/list of a generator: tracer/generators.py
+        if consumed is not None:
+            return consumed
         np_call = isinstance(callee, Static) and (callee.key or "").startswith("numpy.")
         args_n = [self.numpy_arg(a) if np_call else self.value(a) for a in e.args]
         kwargs = self.keywords(e)
@@ -532,6 +566,8 @@ class FunctionBuilder(StatementLowering):
             ref = (self.on_function(wanted, obj) or wanted) if consts else wanted
             self.note_call_site(ref, e)
             return self.emit(Opcode.CALL, ref, tuple(args_n), loc, kwargs)
+        if key is None and is_record_class(obj):  # a dataclass / NamedTuple of the user's: lowering/records.py
+            return self.emit(Opcode.CALL, f"ep.record:{obj.__module__}:{obj.__qualname__}", tuple(args_n), loc, kwargs)
         if key is None:
             raise self.error(e.func, f"calling {callee.describe()} is not supported")
         if not kwargs and (key.startswith(_FOLDABLE_PREFIXES) or key in _FOLDABLE_KEYS):
@@ -623,7 +659,7 @@ class FunctionBuilder(StatementLowering):
                     if not conds:
                         gen(i + 1)
                         return
-                    c = self.value(conds[0])
+                    c = self.test(conds[0])
                     b = Block()
                     self.in_block(b, lambda: guarded(conds[1:]))
                     self.emit(Opcode.IF, None, (c,), self.loc(conds[0]), blocks=(b, Block()))

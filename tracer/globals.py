@@ -74,6 +74,17 @@ def value_digest(obj: Any) -> str:
     t = type(obj)
     if obj is None or t in (bool, int, float, complex, str) or isinstance(obj, (np.generic, np.dtype)):
         return f"{t.__module__}.{t.__qualname__}:{obj!r}"
+    import enum
+
+    if isinstance(obj, enum.Enum):  # a member: by class and name (the class's own digest says what it holds)
+        return f"enum:{t.__module__}.{t.__qualname__}.{obj.name}"
+    if isinstance(obj, type) and (issubclass(obj, enum.Enum) or hasattr(obj, "__dataclass_fields__")
+                                  or hasattr(obj, "_fields")):  # an enum or record class: by what compiled code reads
+        shape = [(m.name, repr(m.value)) for m in obj] if issubclass(obj, enum.Enum) else \
+            repr(getattr(obj, "__annotations__", {})) + repr(getattr(obj, "__dataclass_params__", "")) + \
+            repr(getattr(obj, "_field_defaults", "")) + repr([(f.name, repr(f.default)) for f in
+                                                              getattr(obj, "__dataclass_fields__", {}).values()])
+        return f"class:{obj.__module__}.{obj.__qualname__}:{sha256(repr(shape).encode()).hexdigest()[:32]}"
     if t is tuple:
         return "tuple(" + ",".join(value_digest(x) for x in obj) + ")"
     if isinstance(obj, np.ndarray):

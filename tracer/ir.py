@@ -198,6 +198,7 @@ class Function:
     locals: dict[str, SourceLocation] = field(default_factory=dict)  # every local name and its first store
     is_closure: bool = False
     consts: tuple[tuple[str, Any], ...] = ()  # parameters bound to constants (FunctionRef.consts)
+    is_generator: bool = False  # its body yields: compiled as a coroutine (lowering/generators.py)
 
     @property
     def ref(self) -> FunctionRef:

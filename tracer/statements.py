@@ -45,8 +45,13 @@ class StatementLowering:
             if isinstance(base, Static):
                 raise self.error(target, "cannot assign into a module-level object")
             self.emit(Opcode.SETITEM, None, (base, self.index(target.slice), value), loc)
+        elif isinstance(target, ast.Attribute):  # r.x = v: a record's field (lowering/records.py)
+            base = self.expr(target.value)
+            if isinstance(base, Static):
+                raise self.error(target, "cannot assign into a module-level object")
+            self.emit(Opcode.CALL, "ep.setattr", (base, self.const(target.attr, loc), value), loc)
         else:
-            raise self.error(target, "only names, tuples and subscripts can be assigned to")
+            raise self.error(target, "only names, tuples, subscripts and fields can be assigned to")
 
     def stmt_Assign(self, s: ast.Assign) -> None:
         value = self.value(s.value)
@@ -70,6 +75,11 @@ class StatementLowering:
             cur = self.emit(Opcode.GETITEM, None, (base, idx), loc)
             new = self.emit(Opcode.CALL, key, (cur, self.value(s.value)), loc)
             self.emit(Opcode.SETITEM, None, (base, idx, new), loc)
+        elif isinstance(t, ast.Attribute):
+            base = self.value(t.value)
+            cur = self.emit(Opcode.GETATTR, t.attr, (base,), loc)
+            new = self.emit(Opcode.CALL, key, (cur, self.value(s.value)), loc)
+            self.emit(Opcode.CALL, "ep.setattr", (base, self.const(t.attr, loc), new), loc)
         else:
             raise self.error(t, "augmented assignment to this target is not supported")
 
@@ -92,7 +102,7 @@ class StatementLowering:
         self.emit(Opcode.RETURN, None, (value,), loc)
 
     def stmt_If(self, s: ast.If) -> None:
-        cond = self.value(s.test)
+        cond = self.test(s.test)
         then = self.in_block(Block(), lambda: self.statements(s.body))
         orelse = self.in_block(Block(), lambda: self.statements(s.orelse))
         self.emit(Opcode.IF, None, (cond,), self.loc(s), blocks=(then, orelse))
@@ -114,7 +124,7 @@ class StatementLowering:
         loc = self.loc(s)
 
         def body() -> None:
-            cond = self.value(s.test)
+            cond = self.test(s.test)
             stop = Block()
             self.in_block(stop, lambda: self.emit(Opcode.BREAK, None, (), loc))
             self.emit(Opcode.IF, None, (cond,), self.loc(s.test), blocks=(Block(), stop))
@@ -165,7 +175,7 @@ class StatementLowering:
 
     def stmt_Assert(self, s: ast.Assert) -> None:
         loc = self.loc(s)
-        cond = self.value(s.test)
+        cond = self.test(s.test)
         fail = Block()
 
         def raise_() -> None:

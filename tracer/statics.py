@@ -8,6 +8,7 @@ looks anything up at run time.
 from __future__ import annotations
 
 import builtins
+import enum
 import importlib.util
 import math
 import sys
@@ -32,7 +33,7 @@ _TORCH_MODULES = ("torch", "torch.nn", "torch.nn.functional")  # allowed once to
 _BUILTIN_NAMES = (
     "range", "len", "min", "max", "abs", "int", "float", "bool", "complex", "enumerate", "zip", "sum",
     "any", "all", "list", "tuple", "isinstance", "print", "round", "divmod", "pow", "reversed", "sorted",
-    "str", "ord", "chr", "dict", "set",
+    "str", "ord", "chr", "dict", "set", "repr",
 )
 EXCEPTION_NAMES = frozenset(
     n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and issubclass(getattr(builtins, n), BaseException)
@@ -59,8 +60,8 @@ def _key_by_id() -> dict[int, str]:
             if attr.startswith("_"):
                 continue
             obj = getattr(mod, attr, None)
-            if not callable(obj):
-                continue
+            if not callable(obj) or (modname == "PIL.Image" and not str(getattr(obj, "__module__", "")).startswith("PIL")):
+                continue  # PIL.Image's own callables, not the typing and enum names it imports
             canonical = getattr(obj, "__name__", attr)
             if getattr(mod, canonical, None) is obj:  # np.double -> numpy.float64, np.abs -> numpy.absolute
                 attr = canonical
@@ -94,9 +95,18 @@ def _allow_cv2(load: bool = False) -> None:
     _key_by_id.cache_clear()
 
 
+def _allow_pil() -> None:
+    """Add PIL.Image once the program has imported it: Image.fromarray is compiled (lowering/pil_images.py),
+    the rest of PIL is refused where it is used."""
+    if "PIL.Image" in ALLOWED_MODULES or "PIL.Image" not in sys.modules:
+        return
+    ALLOWED_MODULES["PIL.Image"] = sys.modules["PIL.Image"]
+    _key_by_id.cache_clear()
+
+
 def is_constant(value: Any) -> bool:
-    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.dtype)):
-        return True
+    if value is None or isinstance(value, (bool, int, float, complex, str, np.generic, np.dtype, enum.Enum)):
+        return True  # an enum member too: compiled code holds its index (lowering/records.py)
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(value, torch.dtype):  # torch.float32: a dtype constant like np.float32
         return True
@@ -109,6 +119,7 @@ def static_for(obj: Any) -> Static:
     """Classify a Python object found at compile time."""
     _allow_torch()
     _allow_cv2()
+    _allow_pil()
     if isinstance(obj, types.ModuleType):
         return Static(obj, obj.__name__)
     key = _key_by_id().get(id(obj))
@@ -126,6 +137,7 @@ def user_function_ref(fn: types.FunctionType, consts: tuple[tuple[str, Any], ...
 def module_name_allowed(name: str) -> bool:
     _allow_torch(load=name in _TORCH_MODULES)
     _allow_cv2(load=name == "cv2")
+    _allow_pil()
     return name in ALLOWED_MODULES or name == "numpy.typing"
 
 
@@ -191,4 +203,4 @@ def const_bindings(fn: types.FunctionType, args: list[Any], kwargs: dict[str, An
 def is_library_module(mod: types.ModuleType) -> bool:
     """NumPy, math, torch, cv2 and their submodules: their attributes are not the user's globals."""
     top = mod.__name__.split(".")[0]
-    return top in ("numpy", "math", "torch", "cv2") or any(mod is m for m in ALLOWED_MODULES.values())
+    return top in ("numpy", "math", "torch", "cv2", "PIL") or any(mod is m for m in ALLOWED_MODULES.values())

@@ -18,6 +18,7 @@ _ALLOWED: tuple[type, ...] = (
     ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Lambda, ast.IfExp, ast.ListComp, ast.GeneratorExp, ast.Compare,
     ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Name, ast.List, ast.Tuple,
     ast.Slice, ast.JoinedStr, ast.FormattedValue, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.Delete, ast.Del,
+    ast.Yield, ast.YieldFrom,  # generator functions (tracer/generators.py, lowering/generators.py)
     # contexts, operators and helpers
     ast.Load, ast.Store, ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow,
     ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv, ast.Invert, ast.Not, ast.UAdd,
@@ -31,8 +32,6 @@ _WHY: dict[type, str] = {
     ast.ClassDef: "class definitions are not supported inside compiled functions",
     ast.Global: "'global' is not supported: compiled functions cannot rebind module globals",
     ast.Nonlocal: "'nonlocal' is not supported: closures may read but not rebind outer variables",
-    ast.Yield: "generators (yield) are not supported; return a list or array instead",
-    ast.YieldFrom: "generators (yield from) are not supported",
     ast.Await: "async code is not supported",
     ast.AsyncFunctionDef: "async functions are not supported",
     ast.AsyncFor: "async for is not supported",
@@ -58,6 +57,18 @@ def _compiled_parts(tree: ast.AST) -> list[ast.AST]:
     return [tree]
 
 
+def is_generator_def(fn: ast.FunctionDef | ast.Lambda) -> bool:
+    """Whether fn itself (not a function nested in it) yields: a generator function."""
+    todo: list[ast.AST] = list(fn.body) if isinstance(fn, ast.FunctionDef) else [fn.body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.Lambda, ast.AsyncFunctionDef, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def check_syntax(tree: ast.AST, locate: Callable[[ast.AST], SourceLocation]) -> None:
     """Raise CompileError at the first construct outside the whitelist."""
     if isinstance(tree, ast.FunctionDef):
@@ -72,6 +83,9 @@ def check_syntax(tree: ast.AST, locate: Callable[[ast.AST], SourceLocation]) -> 
             raise CompileError.at(locate(node), "'else' on a loop is not supported", ("checking the syntax whitelist",))
         if isinstance(node, ast.FunctionDef):
             _check_params(node, locate)
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)) and node is not tree and is_generator_def(node):
+            raise CompileError.at(locate(node), "generator functions defined inside a compiled function are not "
+                                  "supported; define the generator at module level", ("checking the syntax whitelist",))
         if isinstance(node, ast.Delete) and not all(isinstance(t, ast.Subscript) for t in node.targets):
             raise CompileError.at(locate(node), "'del' of a name is not supported in compiled functions; "
                                   "only 'del d[key]' of a dict is", ("checking the syntax whitelist",))

@@ -19,6 +19,11 @@ std::string describe(PyObject* obj) {
            std::to_string(a.ndim());
   }
   if (PyTuple_Check(obj)) return "tuple of length " + std::to_string(PyTuple_GET_SIZE(obj));
+  if (is_tensor(obj)) {
+    py::handle h(obj);
+    return "Tensor of dtype " + py::str(h.attr("dtype")).cast<std::string>() + " with ndim " +
+           py::str(h.attr("ndim")).cast<std::string>();
+  }
   return Py_TYPE(obj)->tp_name;  // "int", "numpy.float32", ...
 }
 
@@ -151,8 +156,15 @@ void Function::bind_arguments(const ArgSource& src, PyObject** bound) const {
 void Function::convert_array_arg(PyObject* obj, const Type& t, bool mutated, CallState& st,
                                  int64_t slot, ArgPath& path) const {
   const npy_api& api = npy_api::get();
-  if (!api.PyArray_Check_(obj)) arg_type_error(obj, t, path);
-  auto* a = py::detail::array_proxy(obj);
+  PyObject* view = obj;  // the array the argument crosses as: itself, or a tensor's NumPy view
+  if (t.torch && !api.PyArray_Check_(obj) && is_tensor(obj)) {
+    const std::string label = arg_label(path);
+    py::object arr = tensor_view(obj, name_, label.substr(1, label.size() - 2));
+    view = arr.ptr();
+    st.copies.push_back(std::move(arr));  // alive during the call
+  }
+  if (!api.PyArray_Check_(view)) arg_type_error(obj, t, path);
+  auto* a = py::detail::array_proxy(view);
   auto* descr = reinterpret_cast<py::detail::PyArrayDescr_Proxy*>(a->descr);
   const int type_num = descr->type_num;
   const int dtype = type_num >= 0 && type_num < static_cast<int>(g_np->from_type_num.size())
@@ -168,7 +180,7 @@ void Function::convert_array_arg(PyObject* obj, const Type& t, bool mutated, Cal
   bool passable = (a->flags & npy_api::NPY_ARRAY_ALIGNED_) && descr->byteorder != kSwappedByteOrder;
   for (int i = 0; i < a->nd && passable; ++i) passable = a->strides[i] % itemsize == 0;
 
-  PyObject* passed = obj;
+  PyObject* passed = view;
   if (!passable) {
     if (mutated) {
       raise(PyExc_ValueError, name_ + "() argument " + arg_label(path) +
@@ -179,7 +191,7 @@ void Function::convert_array_arg(PyObject* obj, const Type& t, bool mutated, Cal
     kw["dtype"] = py::handle(g_np->dtype[dtype]);
     kw["order"] = "C";
     kw["copy"] = true;
-    py::object copy = py::reinterpret_borrow<py::object>(g_np->np_array)(py::handle(obj), **kw);
+    py::object copy = py::reinterpret_borrow<py::object>(g_np->np_array)(py::handle(view), **kw);
     passed = copy.ptr();
     st.copies.push_back(std::move(copy));
     a = py::detail::array_proxy(passed);
@@ -375,6 +387,25 @@ void Function::convert_dict_arg(PyObject* obj, const Type& t, CallState& st, ep_
   out.data = vals.data();
 }
 
+// A Literal[...] parameter: the value (already of the literal's type) must be one of the literals; a bool
+// matches only a bool literal and an int only an int one (True == 1, but Literal[1] does not allow True).
+void Function::check_allowed(PyObject* obj, const Type& t, const ArgPath& path) const {
+  const Py_ssize_t n = PyTuple_GET_SIZE(t.allowed.ptr());
+  std::string names;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* a = PyTuple_GET_ITEM(t.allowed.ptr(), i);
+    if (PyBool_Check(a) == PyBool_Check(obj)) {
+      const int eq = PyObject_RichCompareBool(obj, a, Py_EQ);
+      if (eq < 0) throw py::error_already_set();
+      if (eq == 1) return;
+    }
+    names += (i ? ", " : "") + py::repr(a).cast<std::string>();
+  }
+  const std::string what = path.depth == 0 ? "parameter " : "argument ";
+  raise(PyExc_ValueError, name_ + "(): " + what + arg_label(path) + " must be one of " + names + "; got " +
+                              py::repr(obj).cast<std::string>());
+}
+
 void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState& st,
                            int64_t& slot, ArgPath& path) const {
   switch (t.kind) {
@@ -385,7 +416,35 @@ void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState
     case Kind::Scalar:
       convert_scalar_arg(obj, t, st.args[slot], path);
       ++slot;
+      if (t.allowed) check_allowed(obj, t, path);
       return;
+    case Kind::Enum: {  // a member of exactly that class, passed as its index
+      if (Py_TYPE(obj) != reinterpret_cast<PyTypeObject*>(t.cls.ptr())) arg_type_error(obj, t, path);
+      const Py_ssize_t n = PyTuple_GET_SIZE(t.members.ptr());
+      Py_ssize_t i = 0;
+      while (i < n && PyTuple_GET_ITEM(t.members.ptr(), i) != obj) ++i;
+      if (i == n) arg_type_error(obj, t, path);  // not a canonical member (cannot happen for a real member)
+      ep_value& v = st.args[slot++];
+      v.kind = EP_KIND_SCALAR;
+      v.dtype = EP_INT64;
+      store<int64_t>(v, static_cast<int64_t>(i));
+      return;
+    }
+    case Kind::Record: {  // an instance of exactly that class: its fields converted by their annotations
+      if (Py_TYPE(obj) != reinterpret_cast<PyTypeObject*>(t.cls.ptr())) arg_type_error(obj, t, path);
+      if (path.depth >= kMaxTupleDepth) arg_type_error(obj, t, path);
+      ++path.depth;
+      for (size_t i = 0; i < t.items.size(); ++i) {
+        path.index[path.depth - 1] = static_cast<int>(i);
+        py::object field = py::reinterpret_steal<py::object>(PyObject_GetAttrString(obj, t.fields[i].c_str()));
+        if (!field) throw py::error_already_set();
+        PyObject* item = field.ptr();
+        st.copies.push_back(std::move(field));  // alive during the call: str fields are read in place
+        convert_arg(item, t.items[i], mutated, st, slot, path);
+      }
+      --path.depth;
+      return;
+    }
     case Kind::None:
       if (obj != Py_None) arg_type_error(obj, t, path);
       return;
@@ -414,6 +473,7 @@ void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState
       v.shape[0] = size;
       v.shape[1] = PyUnicode_GET_LENGTH(obj);
       v.shape[2] = PyUnicode_IS_ASCII(obj) ? 1 : 0;
+      if (t.allowed) check_allowed(obj, t, path);
       return;
     }
     case Kind::Dict:
@@ -421,6 +481,7 @@ void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState
       return;
     case Kind::List:
     case Kind::Set:
+    case Kind::Gen:
       break;  // rejected when the signature is parsed
   }
   throw py::type_error(name_ + "(): unsupported parameter type " + t.text);

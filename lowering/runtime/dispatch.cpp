@@ -6,7 +6,8 @@
 //   2. an entry accepts the arguments: a closed signature's entry takes any (the runtime
 //      Function binds and checks them itself, with the errors a plain call raises); an open
 //      signature's entries take positional arguments whose types are the very ones their build
-//      was specialised for (exact type; dtype and rank for arrays; item by item for tuples);
+//      was specialised for (exact type; dtype and rank for arrays and torch tensors; item by item
+//      for tuples);
 //   3. the entry is called: a runtime Function through its C entry (fastcall.h), with the module
 //      arrays it reads appended as its hidden last parameters, or any other callable (the torch
 //      boundary's wrapper) by vectorcall.
@@ -44,10 +45,10 @@ struct ArrayHead {
 
 // One argument's key: what an open signature's specialisation depends on (api._fast_key).
 struct KeyItem {
-  enum Kind { Type, Array, Tuple } kind = Type;
+  enum Kind { Type, Array, Tensor, Tuple } kind = Type;
   PyTypeObject* type = nullptr;  // borrowed from State::refs
-  PyObject* dtype = nullptr;     // arrays
-  int ndim = 0;                  // arrays
+  PyObject* dtype = nullptr;     // arrays, tensors (torch.dtype objects are singletons)
+  int ndim = 0;                  // arrays, tensors
   std::vector<KeyItem> items;    // tuples
 };
 
@@ -106,6 +107,23 @@ struct Dispatcher {
 };
 
 PyObject* g_slow_name = nullptr;  // interned "_call_slow", set once at import
+PyObject* g_dtype_name = nullptr;  // interned "dtype" and "ndim": a tensor's key, read as attributes
+PyObject* g_ndim_name = nullptr;   // (torch's own C++ getters: no libtorch headers needed here)
+
+// 1 a tensor of this dtype and rank, 0 not, -1 error (the type was checked).
+int tensor_matches(const KeyItem& k, PyObject* v) {
+  PyObject* dtype = PyObject_GetAttr(v, g_dtype_name);
+  if (dtype == nullptr) return -1;
+  const bool same = dtype == k.dtype;
+  Py_DECREF(dtype);
+  if (!same) return 0;
+  PyObject* nd = PyObject_GetAttr(v, g_ndim_name);
+  if (nd == nullptr) return -1;
+  const long ndim = PyLong_AsLong(nd);
+  Py_DECREF(nd);
+  if (ndim == -1 && PyErr_Occurred()) return -1;
+  return ndim == k.ndim ? 1 : 0;
+}
 
 // 1 the guards hold, 0 one was re-bound, -1 error.
 int guards_hold(const State& st) {
@@ -128,6 +146,8 @@ int item_matches(const KeyItem& k, PyObject* v) {
       if (a->descr == k.dtype) return 1;  // NumPy's builtin dtypes are singletons: the usual case
       return PyObject_RichCompareBool(a->descr, k.dtype, Py_EQ);
     }
+    case KeyItem::Tensor:
+      return Py_TYPE(v) == k.type ? tensor_matches(k, v) : 0;
     case KeyItem::Tuple: {
       if (!PyTuple_CheckExact(v) || PyTuple_GET_SIZE(v) != static_cast<Py_ssize_t>(k.items.size())) return 0;
       for (size_t i = 0; i < k.items.size(); ++i) {
@@ -225,20 +245,20 @@ bool bad(const char* what) {
 bool parse_key_item(State& st, PyObject* spec, KeyItem& out, int depth) {
   if (depth > 32) return bad("key nested too deeply");
   if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) < 2 || !PyUnicode_Check(PyTuple_GET_ITEM(spec, 0))) {
-    return bad("a key item is ('t', type), ('a', type, dtype, ndim) or ('u', (items...))");
+    return bad("a key item is ('t', type), ('a' or 'T', type, dtype, ndim) or ('u', (items...))");
   }
   const char* tag = PyUnicode_AsUTF8(PyTuple_GET_ITEM(spec, 0));
   if (tag == nullptr) return false;
   PyObject* first = PyTuple_GET_ITEM(spec, 1);
-  if (std::strcmp(tag, "t") == 0 || std::strcmp(tag, "a") == 0) {
+  if (std::strcmp(tag, "t") == 0 || std::strcmp(tag, "a") == 0 || std::strcmp(tag, "T") == 0) {
     if (!PyType_Check(first)) return bad("key item type is not a type");
     out.type = reinterpret_cast<PyTypeObject*>(st.keep(first));
     if (tag[0] == 't') {
       out.kind = KeyItem::Type;
       return true;
     }
-    if (PyTuple_GET_SIZE(spec) != 4) return bad("array key item is ('a', type, dtype, ndim)");
-    out.kind = KeyItem::Array;
+    if (PyTuple_GET_SIZE(spec) != 4) return bad("array key item is ('a' or 'T', type, dtype, ndim)");
+    out.kind = tag[0] == 'a' ? KeyItem::Array : KeyItem::Tensor;
     out.dtype = st.keep(PyTuple_GET_ITEM(spec, 2));
     const long ndim = PyLong_AsLong(PyTuple_GET_ITEM(spec, 3));
     if (ndim == -1 && PyErr_Occurred()) return false;
@@ -453,7 +473,9 @@ PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__dispatch() {
   if (g_slow_name == nullptr) {
     g_slow_name = PyUnicode_InternFromString("_call_slow");
-    if (g_slow_name == nullptr) return nullptr;
+    g_dtype_name = PyUnicode_InternFromString("dtype");
+    g_ndim_name = PyUnicode_InternFromString("ndim");
+    if (g_slow_name == nullptr || g_dtype_name == nullptr || g_ndim_name == nullptr) return nullptr;
   }
   PyObject* m = PyModule_Create(&module_def);
   if (m == nullptr) return nullptr;

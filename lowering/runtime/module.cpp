@@ -193,6 +193,7 @@ PYBIND11_MODULE(_runtime, m) {
   init_numpy_state();
   m.attr("ABI_VERSION") = EP_ABI_VERSION;
   m.attr("MAX_NDIM") = EP_MAX_NDIM;
+  m.attr("TORCH_TENSORS") = true;  // tensor parameters and results are converted here (tensors.cpp)
 
   py::class_<Function> function(m, "Function", "A compiled kernel bound to its signature.");
   function
@@ -223,6 +224,7 @@ PYBIND11_MODULE(_runtime, m) {
   PyType_Modified(function_type);
 
   def_telemetry(m);
+  def_generators(m);
 
   py::class_<Library>(m, "Library", "A kernel shared object, dlopen()ed and never closed.")
       .def(py::init<std::string>(), py::arg("path"))

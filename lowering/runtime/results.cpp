@@ -99,6 +99,14 @@ void Function::release_results(CallState& st) const {
 void Function::raise_kernel_error(const ep_error& err, int rc) const {
   std::string type(err.type, strnlen(err.type, sizeof(err.type)));
   std::string message(err.message, strnlen(err.message, sizeof(err.message)));
+  if (type == "ValueError" && message.rfind("operands could not be broadcast together with shapes ", 0) == 0) {
+    bool torch = has_torch(result_);
+    for (const Param& p : params_) torch = torch || has_torch(p.type);
+    if (torch) {  // a function on tensors reports the RuntimeError torch gives for the same shapes
+      message = torch_broadcast_message(message);
+      type = "RuntimeError";
+    }
+  }
   if (type.empty()) {
     raise(PyExc_RuntimeError, name_ + "() failed with code " + std::to_string(rc) +
                                   (message.empty() ? "" : ": " + message));
@@ -161,6 +169,17 @@ py::object Function::borrowed_array(const ep_value& v, CallState& st) const {
     if (inside) return make_array(v, st.slots[i].passed);
   }
   raise(PyExc_RuntimeError, "internal error: borrowed result not found in arguments");
+}
+
+py::object Function::tensor_result(py::object a, bool torch, CallState& st) const {
+  if (!is_tensor(a.ptr())) return torch ? tensor_from(a) : a;
+  if (torch) return a;  // the argument tensor itself, as eager code returns it
+  for (int64_t i = 0; i < nargs_; ++i) {  // x.numpy() of an argument x: the view it crossed as
+    if (st.args[i].kind == EP_KIND_ARRAY && st.slots[i].original == a.ptr()) {
+      return py::reinterpret_borrow<py::object>(st.slots[i].passed);
+    }
+  }
+  return a;
 }
 
 py::object Function::convert_array_result(ep_value& v, CallState& st) const {
@@ -263,6 +282,15 @@ py::object Function::convert_dict(const Type& t, ep_value& v, CallState& st) con
       seq.data = nullptr;  // freed with its owner: an enclosing dict's release must not walk it
     }
   } guard{vals, n * per, v, release_};
+  if (t.kind == Kind::List) {  // list[T] of T other than scalars/str: the entries are the items
+    if (per != t.items[0].nslots) bad_result(name_, t, v);
+    py::list items(n);
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t s = i * per;
+      PyList_SET_ITEM(items.ptr(), i, convert_result(t.items[0], st, s, vals).release().ptr());
+    }
+    return items;
+  }
   if (t.kind == Kind::Set) {  // set[T]: the entries are the items, each of per slots
     if (per != t.items[0].nslots) bad_result(name_, t, v);
     py::set items;
@@ -296,7 +324,8 @@ py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot,
     case Kind::Array: {
       ep_value& v = base[slot++];
       if (v.kind != EP_KIND_ARRAY || v.dtype != t.dtype || v.ndim != t.ndim) bad_result(name_, t, v);
-      return convert_array_result(v, st);
+      py::object a = convert_array_result(v, st);
+      return t.torch || is_tensor(a.ptr()) ? tensor_result(std::move(a), t.torch, st) : a;
     }
     case Kind::Str: {
       ep_value& v = base[slot++];
@@ -309,6 +338,10 @@ py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot,
     case Kind::List: {
       ep_value& v = base[slot++];
       const Type& elem = t.items[0];
+      if (t.seq) {  // list of records, tuples, ...: EP_KIND_SEQ of items (records.hpp put_seq)
+        if (v.kind != EP_KIND_SEQ || v.ndim != 1) bad_result(name_, t, v);
+        return convert_dict(t, v, st);
+      }
       if (elem.kind == Kind::Str) {
         if (v.kind != EP_KIND_STR || v.ndim != 1) bad_result(name_, t, v);
         const int64_t n = v.shape[0];
@@ -346,6 +379,23 @@ py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot,
       if (v.kind != EP_KIND_SEQ || v.ndim != 1) bad_result(name_, t, v);
       return convert_dict(t, v, st);
     }
+    case Kind::Enum: {  // the member at the index the kernel returned: the very object (identity kept)
+      ep_value& v = base[slot++];
+      if (v.kind != EP_KIND_SCALAR || v.dtype != EP_INT64) bad_result(name_, t, v);
+      const int64_t i = load<int64_t>(v.scalar.bytes);
+      if (i < 0 || i >= static_cast<int64_t>(PyTuple_GET_SIZE(t.members.ptr()))) bad_result(name_, t, v);
+      return py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(t.members.ptr(), i));
+    }
+    case Kind::Record: {  // built by the class itself, so its __eq__, __repr__, hash are the user's
+      py::tuple items(t.items.size());
+      for (size_t i = 0; i < t.items.size(); ++i) {
+        PyTuple_SET_ITEM(items.ptr(), i, convert_result(t.items[i], st, slot, vals).release().ptr());
+      }
+      PyObject* r = PyObject_Call(t.cls.ptr(), items.ptr(), nullptr);
+      if (r == nullptr) throw py::error_already_set();
+      return py::reinterpret_steal<py::object>(r);
+    }
+    case Kind::Gen: return convert_generator(t, base[slot++], st);  // generators.cpp
     case Kind::Tuple: {
       py::tuple out(t.items.size());
       for (size_t i = 0; i < t.items.size(); ++i) {

@@ -18,6 +18,7 @@
 //   signature.cpp  dtype table, NumPy lookups, signature descriptor -> Type/Param
 //   arguments.cpp  binding and converting Python arguments to ep_values
 //   results.cpp    ep_value results (and kernel errors) back to Python
+//   generators.cpp generator results (EP_KIND_GEN): a Python iterator resuming the kernel's coroutine
 //   module.cpp     Function::call, Library, PYBIND11_MODULE
 //   telemetry.cpp  the runtime shim's hub: kernels attach on load, Python drains it
 // Everything lives in namespace ep_runtime; the extension is built with
@@ -111,16 +112,23 @@ void init_numpy_state();
 // --------------------------------------------------------------------------
 // Compiled signature
 
-enum class Kind { Array, Scalar, Tuple, List, None, Str, Dict, Set };
+enum class Kind { Array, Scalar, Tuple, List, None, Str, Dict, Set, Enum, Record, Gen };
 
 struct Type {
   Kind kind = Kind::None;
   int dtype = -1;          // array element / scalar dtype (ep_dtype)
   int ndim = 0;            // arrays
+  bool torch = false;      // arrays: a torch.Tensor at the boundary (tensors.cpp)
   bool py = true;          // scalars: Python scalar (true) or NumPy scalar
   std::vector<Type> items; // tuple items; a list's element is items[0]; a dict's key, value
   int64_t nslots = 0;      // ep_value slots it flattens to
   std::string text;        // annotation-like spelling for error messages
+  // enums and records of the user's module (lowering/records.py): the class, found by module and qualname
+  py::object cls;
+  py::object members;              // enums: tuple(cls), in definition order; the kernel passes an index into it
+  std::vector<std::string> fields;  // records: field names, one per item
+  py::object allowed;              // Literal[...] parameters: the values a call may pass (a tuple), else empty
+  bool seq = false;                // lists of other than scalars/str: one EP_KIND_SEQ slot of items (results)
 };
 
 struct Param {
@@ -200,6 +208,8 @@ struct ArraySlot {
   PyObject* passed;
 };
 
+class Generator;  // generators.cpp
+
 class Function {
  public:
   Function(std::string name, py::object signature, std::vector<Param> params, Type result,
@@ -275,6 +285,7 @@ class Function {
   void convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, ArgPath& path) const;
   void convert_dict_arg(PyObject* obj, const Type& t, CallState& st, ep_value& out, ArgPath& path) const;
   std::string arg_label(const ArgPath& path) const;
+  void check_allowed(PyObject* obj, const Type& t, const ArgPath& path) const;
   [[noreturn]] void arg_type_error(PyObject* obj, const Type& t, const ArgPath& path) const;
 
   // results.cpp
@@ -283,9 +294,16 @@ class Function {
   py::object convert_dict(const Type& t, ep_value& v, CallState& st) const;
   py::object convert_array_result(ep_value& v, CallState& st) const;
   py::object borrowed_array(const ep_value& v, CallState& st) const;
+  // an array result as its type says: a tensor (torch), else the NumPy view of a tensor argument
+  py::object tensor_result(py::object a, bool torch, CallState& st) const;
   py::object scalar_to_python(const void* data, int dtype, bool py) const;
   [[noreturn]] void raise_kernel_error(const ep_error& err, int rc) const;
   void release_results(CallState& st) const;
+
+  // generators.cpp: a generator result becomes a Generator object, which resumes it through next_item
+  friend class Generator;
+  py::object convert_generator(const Type& t, ep_value& v, CallState& st) const;
+  py::object next_item(Generator& g) const;
 
   std::string name_;
   py::object signature_;
@@ -299,8 +317,21 @@ class Function {
   size_t nrequired_ = 0;
 };
 
+// tensors.cpp: torch.Tensor arguments and results (lowering/torch_boundary.py is the Python side)
+void init_torch_state();  // once, when a signature holding a tensor is parsed
+bool is_tensor(PyObject* obj);  // false until init_torch_state
+// The NumPy view a tensor argument crosses as (label: the parameter, "x" or "x[1]"); a TypeError
+// naming it when the tensor cannot cross
+py::object tensor_view(PyObject* tensor, const std::string& fname, const std::string& label);
+py::object tensor_from(const py::object& array);  // torch.from_numpy
+bool has_torch(const Type& t);
+std::string torch_broadcast_message(const std::string& numpy_message);
+
 // telemetry.cpp
 void attach_telemetry(void* handle);  // hand a freshly loaded kernel library the process's hub
 void def_telemetry(py::module_& m);
+
+// generators.cpp
+void def_generators(py::module_& m);
 
 }  // namespace ep_runtime

@@ -104,6 +104,27 @@ std::string array_text(int dtype, int ndim) {
   return "np.ndarray[tuple[" + shape + "], np.dtype[" + scalar_text(dtype, false) + "]]";
 }
 
+// An enum or record class of the user's module, found again by where it was defined (a manifest
+// read from the cache names it, it cannot hold it): sys.modules[module], then the qualname's parts.
+py::object resolve_class(const py::dict& d, const FieldPath& where) {
+  const std::string module = require_str(d, "module", where), qualname = require_str(d, "qualname", where);
+  PyObject* mods = PySys_GetObject("modules");  // borrowed
+  PyObject* mod = mods != nullptr ? PyDict_GetItemString(mods, module.c_str()) : nullptr;
+  if (mod == nullptr) bad_field(where.key("module"), "module '" + module + "' is not loaded");
+  py::object obj = py::reinterpret_borrow<py::object>(mod);
+  size_t start = 0;
+  while (start <= qualname.size()) {
+    const size_t dot = qualname.find('.', start);
+    const std::string part = qualname.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!py::hasattr(obj, part.c_str())) bad_field(where.key("qualname"), "'" + qualname + "' not found in " + module);
+    obj = obj.attr(part.c_str());
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (!PyType_Check(obj.ptr())) bad_field(where.key("qualname"), "'" + qualname + "' is not a class");
+  return obj;
+}
+
 Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int depth) {
   if (depth > kMaxTupleDepth) bad_field(where, "types nested too deeply");
   py::dict d = require_dict(obj, where);
@@ -126,6 +147,8 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
                                        ", got " + std::to_string(ndim));
     }
     t.ndim = static_cast<int>(ndim);
+    t.torch = optional_bool(d, "torch", false, where);
+    if (t.torch) init_torch_state();
     t.nslots = 1;
     t.text = array_text(t.dtype, t.ndim);
   } else if (kind == "scalar") {
@@ -153,8 +176,9 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
     if (!is_result) bad_field(where.key("kind"), "'list' is only supported for results");
     t.kind = Kind::List;
     Type elem = parse_type(require_key(d, "elem", where), where.key("elem"), is_result, depth + 1);
-    if (elem.kind != Kind::Scalar && elem.kind != Kind::Str) {
-      bad_field(where.key("elem"), "list elements must be scalars or str");
+    t.seq = elem.kind == Kind::Record || elem.kind == Kind::Tuple || elem.kind == Kind::Enum;  // EP_KIND_SEQ
+    if (!t.seq && elem.kind != Kind::Scalar && elem.kind != Kind::Str) {
+      bad_field(where.key("elem"), "list elements must be scalars, str, tuples, enums or records");
     }
     t.text = "list[" + elem.text + "]";
     t.items.push_back(std::move(elem));
@@ -180,12 +204,44 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
     t.kind = Kind::Str;
     t.nslots = 1;  // one ep_value of kind EP_KIND_STR (abi.h)
     t.text = "str";
+  } else if (kind == "enum") {  // the member's index (int64) in one slot
+    t.kind = Kind::Enum;
+    t.cls = resolve_class(d, where);
+    t.members = py::tuple(t.cls);
+    t.dtype = EP_INT64;
+    t.nslots = 1;
+    t.text = require_str(d, "qualname", where);
+  } else if (kind == "record") {  // its fields' slots, one after another, like a tuple's items
+    t.kind = Kind::Record;
+    t.cls = resolve_class(d, where);
+    py::object items = require_key(d, "items", where), fields = require_key(d, "fields", where);
+    if (!PyList_Check(items.ptr()) || !PyList_Check(fields.ptr()) || py::len(items) != py::len(fields)) {
+      bad_field(where.key("items"), "expected lists of field types and names of one length");
+    }
+    size_t i = 0;
+    for (py::handle item : items) {
+      t.items.push_back(parse_type(item, where.key("items").index(i), is_result, depth + 1));
+      t.nslots += t.items.back().nslots;
+      ++i;
+    }
+    for (py::handle f : fields) t.fields.push_back(py::cast<std::string>(f));
+    t.text = require_str(d, "qualname", where);
+  } else if (kind == "generator") {  // a lazy iterator (generators.cpp): the whole result, one slot
+    if (!is_result || depth != 0) bad_field(where.key("kind"), "'generator' is only supported as the result itself");
+    t.kind = Kind::Gen;
+    t.items.push_back(parse_type(require_key(d, "item", where), where.key("item"), is_result, depth + 1));
+    t.text = "Iterator[" + t.items[0].text + "]";
+    t.nslots = 1;  // one ep_value of kind EP_KIND_GEN (abi.h)
   } else if (kind == "none") {
     t.kind = Kind::None;
     t.nslots = 0;
     t.text = "None";
   } else {
     bad_field(where.key("kind"), "unknown kind '" + kind + "'");
+  }
+  if (PyObject* allowed = PyDict_GetItemString(d.ptr(), "allowed")) {  // Literal[...]: checked per call
+    if (!PyList_Check(allowed)) bad_field(where.key("allowed"), "expected a list");
+    t.allowed = py::tuple(py::reinterpret_borrow<py::object>(allowed));
   }
   return t;
 }

@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from everypath.base.types import (
-    BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, IterT, ListT, RangeT, ScalarT, TupleT, Type, element_type, join,
+    BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, IterT, ListT, RangeT, ScalarT, StrT, TupleT, Type, element_type,
+    join,
 )
 from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS, Ufunc, infer_ufunc, loop_dtypes
 from everypath.variants.probe import call_probe, probe
@@ -166,9 +167,17 @@ def sorted_infer(site: Site) -> Type:
     if rev is not None and not _is_int(rev):
         raise TypingError(f"sorted(): 'reverse' must be a bool, got {rev}")
     elem = _iterable_elem(site.args[0])
-    if not _is_real(elem):
-        raise TypingError(f"sorted() of {site.args[0]} is not supported (its items must be real numbers)")
+    if not _orderable(elem):
+        raise TypingError(f"sorted() of {site.args[0]} is not supported (its items must be real numbers, str, "
+                          "or tuples of them)")
     return ListT(elem)
+
+
+def _orderable(t: Type) -> bool:
+    """Items `<` orders as CPython does: real numbers, str, tuples of them (compared item by item)."""
+    if isinstance(t, TupleT):
+        return all(_orderable(i) for i in t.items)
+    return _is_real(t) or isinstance(t, StrT)
 
 
 def sorted_lower(ls: LowerSite) -> str:

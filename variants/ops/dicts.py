@@ -158,10 +158,18 @@ def dict_infer(site: Site) -> Type:
         return DictT(None, None)
     if len(site.args) == 1 and isinstance(site.args[0], DictT):
         return site.args[0]
+    if len(site.args) == 1 and isinstance(site.args[0], ListT) and isinstance(site.args[0].elem, TupleT):
+        pair = site.args[0].elem  # dict(sorted(d.items())), dict(list_of_pairs): later pairs win, first place kept
+        if len(pair.items) != 2:
+            raise TypingError(f"dictionary update sequence element #0 has length {len(pair.items)}; 2 is required")
+        check_key(pair.items[0])
+        return DictT(pair.items[0], pair.items[1])
     raise TypingError(f"dict({', '.join(map(str, site.args))}) is not supported: dict() or dict(other_dict)")
 
 
 def dict_lower(ls: LowerSite) -> str:
+    if ls.args and isinstance(ls.arg_types[0], ListT):
+        return f"ep::dict_from_pairs<{ls.ctype(ls.result)}>({ls.args[0]})"
     return f"{ls.args[0]}.copy()" if ls.args else f"{ls.ctype(ls.result)}{{}}"
 
 

@@ -20,7 +20,7 @@ LIST_STR = ListT(STR)
 OVERLOADED = frozenset({
     "operator.add", "operator.iadd", "operator.mul", "operator.imul", "operator.eq", "operator.ne",
     "operator.lt", "operator.le", "operator.gt", "operator.ge", "operator.contains", "operator.not_contains",
-    "operator.not_", "builtins.len", "builtins.int", "builtins.float", "builtins.bool",
+    "operator.not_", "builtins.len", "builtins.int", "builtins.float", "builtins.bool", "builtins.sorted",
 })
 
 
@@ -162,6 +162,13 @@ def str_infer(site: Site) -> Type:
     return STR
 
 
+def repr_infer(site: Site) -> Type:
+    site.check_kwargs(())
+    if len(site.args) != 1:
+        raise TypingError(f"repr() takes exactly one argument ({len(site.args)} given)")
+    return str_infer(site)
+
+
 def chr_infer(site: Site) -> Type:
     if len(site.args) != 1 or not _is_int(site.args[0]):
         raise TypingError(f"chr() takes an integer, not {_pyname(site.args[0]) if site.args else 'nothing'}")
@@ -259,6 +266,7 @@ def declare(reg: Registry) -> None:
 
     # str(x) is written by lowering/pyformat.py, the one writer of Python text (lowering/emit_values.py)
     reg.add(Operator("builtins.str", B, builtins.str, str_infer, None, variants=VARIANTS))
+    reg.add(Operator("builtins.repr", B, builtins.repr, repr_infer, None, variants=VARIANTS))
     add("builtins.chr", chr_infer, lambda ls: f"ep::str_chr({ls.args[0]})", builtins.chr)
     add("builtins.ord", ord_infer, lambda ls: f"ep::str_ord({ls.args[0]})", builtins.ord)
     for name in ("add", "iadd", "mul", "imul", *_CMP):
@@ -294,8 +302,10 @@ def declare(reg: Registry) -> None:
             lambda ls, right=right: f"ep::str_partition({ls.args[0]}, {ls.args[1]}, {right})")
     for name in ("lower", "upper"):
         add(f"str.{name}", method((), 0, (), STR), _unicode_call(name))
-    for name in ("isdigit", "isalpha", "isspace", "isalnum"):
+    for name in ("isdigit", "isalpha", "isspace", "isalnum", "isupper", "islower", "isascii"):
         add(f"str.{name}", method((), 0, (), BOOL), _unicode_call(name))
+    add("str.splitlines", method(("keepends",), 0, ((lambda t: _is_int(t), "an integer"),), LIST_STR),
+        _call("str_splitlines", ("keepends",)))
 
 
 __all__ = ["OVERLOADED", "declare", "HEADER", "tables_current"]

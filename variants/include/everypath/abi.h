@@ -62,8 +62,18 @@ typedef enum ep_kind {
    * the value's), in insertion order, ndim 1. Results: the entries' own
    * owners are released by the host like any result's, then this value's
    * owner. Arguments: borrowed for the call, no owners. */
-  EP_KIND_SEQ = 4
+  EP_KIND_SEQ = 4,
+  /* A generator (results only, never inside another value): owner holds
+   * the suspended coroutine (released with ep_release, which frees its
+   * frame), scalar.bytes holds an ep_gen_next_fn that resumes it. Each call
+   * of that function fills the slots of one yielded item (as a return of the
+   * item's type would) and returns EP_GEN_ITEM, or returns EP_GEN_DONE once
+   * the generator has finished, or EP_GEN_ERROR with err filled (the
+   * generator is then finished too). */
+  EP_KIND_GEN = 5
 } ep_kind;
+
+enum { EP_GEN_ITEM = 0, EP_GEN_DONE = 1, EP_GEN_ERROR = 2 };
 
 /* Numbers are part of the ABI: never reorder. */
 typedef enum ep_dtype {
@@ -131,6 +141,8 @@ typedef int (*ep_entry_fn)(const ep_value* args, int64_t nargs,
                            ep_error* err);
 typedef int (*ep_abi_version_fn)(void);
 typedef void (*ep_release_fn)(void* owner);
+/* Resumes the generator whose owner it is given (EP_KIND_GEN). */
+typedef int (*ep_gen_next_fn)(void* owner, ep_value* results, ep_error* err);
 
 #ifdef __cplusplus
 }

@@ -287,6 +287,14 @@ Dict<K, V> make_dict(std::initializer_list<std::tuple<K, V>> items) {
   return d;
 }
 
+// dict(pairs) of a list of (key, value) tuples: a repeated key keeps its first place and its last value.
+template <class D, class L>
+D dict_from_pairs(const L& pairs) {
+  D d;
+  for (index_t i = 0; i < pairs.size(); ++i) d.set(std::get<0>(pairs[i]), std::get<1>(pairs[i]));
+  return d;
+}
+
 // d1 == d2: the same keys with equal values, whatever the order (as CPython).
 template <class K, class V>
 bool operator==(const Dict<K, V>& a, const Dict<K, V>& b) {

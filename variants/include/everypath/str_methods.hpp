@@ -228,6 +228,26 @@ List<Str> str_rsplit_ws(const Str& s, M maxsplit = -1) {
   return out;
 }
 
+// str.splitlines([keepends]): CPython's line boundaries (\n \r \r\n \v \f \x1c-\x1e \x85 U+2028 U+2029).
+template <class K = bool>
+List<Str> str_splitlines(const Str& s, K keepends = false) {
+  List<Str> out;
+  const std::string_view v = s.view();
+  size_t start = 0;
+  for (size_t p = 0; p < v.size();) {
+    const size_t at = p;
+    const char32_t c = Str::decode(v, p);
+    const bool brk = c == '\n' || c == '\r' || c == 0x0B || c == 0x0C || (c >= 0x1C && c <= 0x1E) || c == 0x85 ||
+                     c == 0x2028 || c == 0x2029;
+    if (!brk) continue;
+    if (c == '\r' && p < v.size() && v[p] == '\n') ++p;
+    out.append(Str(std::string(v.substr(start, (static_cast<bool>(keepends) ? p : at) - start))));
+    start = p;
+  }
+  if (start < v.size()) out.append(Str(std::string(v.substr(start))));
+  return out;
+}
+
 template <class L>
 Str str_join(const Str& sep, const L& items) {
   std::string out;

@@ -123,6 +123,37 @@ template <bool Full = true>
 bool str_isalnum(const Str& s) {
   return strx::all_of(s, [](char32_t c) { return strx::is_alnum<Full>(c, "str.isalnum()"); });
 }
+// str.isupper() / str.islower(): no cased character of the other case and at least one of this case (CPython's
+// rule). The case properties are exact for Latin-1 (checked against CPython for all 256); beyond it no table
+// is generated yet, so those raise NotImplementedError instead of guessing.
+namespace strx {
+inline bool latin1_lower(char32_t c) {
+  return (c >= 'a' && c <= 'z') || c == 0xAA || c == 0xB5 || c == 0xBA || (c >= 0xDF && c <= 0xFF && c != 0xF7);
+}
+inline bool latin1_upper(char32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7); }
+template <bool Upper>
+bool is_cased_as(const Str& s, const char* what) {
+  bool cased = false;
+  const std::string_view v = s.view();
+  for (size_t p = 0; p < v.size();) {
+    const char32_t c = Str::decode(v, p);
+    if (c > 0xFF) beyond_latin1(what);
+    if (Upper ? latin1_lower(c) : latin1_upper(c)) return false;
+    cased = cased || (Upper ? latin1_upper(c) : latin1_lower(c));
+  }
+  return cased;
+}
+}  // namespace strx
+template <bool Full = true>
+bool str_isupper(const Str& s) { return strx::is_cased_as<true>(s, "str.isupper()"); }
+template <bool Full = true>
+bool str_islower(const Str& s) { return strx::is_cased_as<false>(s, "str.islower()"); }
+template <bool Full = true>
+bool str_isascii(const Str& s) {  // the flag is "known ASCII" (a piece of other text may not carry it): check bytes
+  if (s.ascii()) return true;
+  for (unsigned char c : s.bytes()) if (c >= 0x80) return false;
+  return true;
+}
 template <bool Full = true>
 Str str_lower(const Str& s) { return strx::convert_case<Full, false>(s, "str.lower()"); }
 template <bool Full = true>
