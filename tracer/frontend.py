@@ -31,7 +31,7 @@ from everypath.tracer.statics import (
     static_for, unwrap_compiled, user_function_ref,
 )
 from everypath.tracer.opnames import _PY_CMP, BINOPS, CMPOPS, UNARYOPS
-from everypath.tracer.generators import GeneratorLowering
+from everypath.tracer.generators import GeneratorLowering, target_names
 from everypath.tracer.statements import StatementLowering
 from everypath.tracer.whitelist import check_syntax, is_generator_def
 
@@ -650,7 +650,7 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
                 return
             g = e.generators[i]
             iterable = self.value(g.iter)  # evaluated in the enclosing scope of this generator
-            for name in _target_names(g.target):
+            for name in target_names(g.target):
                 scope[name] = self.fresh(name)
             pattern = self.pattern(g.target)
 
@@ -719,12 +719,6 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
             return tuple(self.pattern(x) for x in t.elts)
         raise self.error(t, "only names and tuples of names can be loop targets")
 
-def _target_names(t: ast.expr) -> list[str]:
-    if isinstance(t, ast.Name):
-        return [t.id]
-    if isinstance(t, (ast.Tuple, ast.List)):
-        return [n for e in t.elts for n in _target_names(e)]
-    return []
 
 
 def make_global_lookup(pyfunc: types.FunctionType) -> Callable[[str], Any]:

@@ -155,7 +155,7 @@ class GeneratorLowering:
             iterable = self.value(g.iter)  # evaluated in the scope enclosing this generator
             if i == 0 and on_start is not None:
                 on_start()
-            for name in _target_names(g.target):
+            for name in target_names(g.target):
                 scope[name] = self.fresh(name)
             pattern = self.pattern(g.target)
 
@@ -274,9 +274,9 @@ class GeneratorLowering:
         return self.emit(Opcode.LOAD, out, (), loc)
 
 
-def _target_names(t: ast.expr) -> list[str]:
+def target_names(t: ast.expr) -> list[str]:
     if isinstance(t, ast.Name):
         return [t.id]
     if isinstance(t, (ast.Tuple, ast.List)):
-        return [n for e in t.elts for n in _target_names(e)]
+        return [n for e in t.elts for n in target_names(e)]
     return []
