@@ -17,7 +17,8 @@ REQUIRES = {"detections_above": "generators", "iter_tokens": "generators", "slid
 # gaps beyond the awaited feature that these functions hit first (the test expects exactly that text)
 KNOWN = {"text_stats": "builtins.len cannot be used as a value here", "grey_thumbnail": "constant Ellipsis is not supported",
          "batched_ids": "array method .tolist() is not supported yet", "split_counts": "Split cannot be a dict key",
-         "normalise_case": "but is annotated 'list[tuple]'"}
+         "normalise_case": "but is annotated 'list[tuple]'",
+         "image_histogram": "PIL.Image.Image.convert() is not supported in compiled code"}
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]
 U8_2 = np.ndarray[tuple[int, int], np.dtype[np.uint8]]
