@@ -254,18 +254,19 @@ class Flusher:
         finally:
             self._lock.release()
 
-    def _final_flush(self) -> None:
+    def final_flush(self, timeout: float = 10.0) -> bool:
         """The last drain: published as usual once this process has published (pyarrow loaded), else written
         to the exit journal with NumPy alone (telemetry/journal.py), which the lake's next reader or writer
-        publishes: importing pyarrow to write one small part would add ~100-150 ms to the exit."""
-        if not self._lock.acquire(timeout=10):
-            return
+        publishes: importing pyarrow to write one small part would add ~100-150 ms to the exit (or to the
+        grace a supervisor gives after SIGTERM). False when the lock was not had within timeout."""
+        if not self._lock.acquire(timeout=timeout):
+            return False
         try:
             self._drain_all()
             pieces = [*self._buf, *self._agg]
             if "pyarrow" in sys.modules or not pieces or not all(isinstance(p, tuple) for p in pieces):
                 self._publish()
-                return
+                return True
             from everypath.telemetry import journal
 
             root = getattr(self._lake, "root", None) or self.settings.lake
@@ -274,6 +275,7 @@ class Flusher:
             self._buf, self._buf_rows, self._agg = [], 0, []
         finally:
             self._lock.release()
+        return True
 
     def close(self) -> None:
         """Stop the thread, publish what is left, restore the signal handlers (idempotent)."""
@@ -284,7 +286,7 @@ class Flusher:
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
         try:
-            self._final_flush()
+            self.final_flush()
         except Exception:  # noqa: BLE001
             self.errors += 1
             log.exception("everypath telemetry: final flush failed")
@@ -296,8 +298,9 @@ class Flusher:
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         try:
-            # the main thread may have been interrupted inside flush() itself: don't wait forever
-            self.flush(timeout=2.0)
+            # the main thread may have been interrupted inside flush() itself: don't wait forever; the
+            # process is likely ending: the exit path (journal, no pyarrow import) rather than a publish
+            self.final_flush(timeout=2.0)
         except Exception:  # noqa: BLE001
             self.errors += 1
             log.exception("everypath telemetry: flush on signal %d failed", signum)

@@ -165,7 +165,9 @@ class Shim:
         try:
             self.ready.wait(2.0)
             if self.flusher is not None:
-                self.flusher.flush(timeout=2.0)  # the main thread may have been interrupted inside a flush
+                # the main thread may have been interrupted inside a flush: bounded wait; the exit path (the
+                # journal when nothing was published yet: no pyarrow import inside a supervisor's grace)
+                self.flusher.final_flush(timeout=2.0)
         except Exception:  # noqa: BLE001 - never let telemetry change how a signal ends the process
             log.exception("telemetry: flush on signal %d failed", signum)
         prev = self._prev_handlers.get(signum)

@@ -170,3 +170,41 @@ def test_nvidia_smi_is_started_only_where_an_nvidia_driver_is_loaded(tmp_path: P
     fields = device.class_fields()
     assert marker.exists() is driver
     assert fields["gpu"] == ("Fake GPU 9000" if driver else None)  # the model, never the UUID
+
+
+TERMINATED = textwrap.dedent("""
+    import json, os, signal, sys
+    WATCH = ("pyarrow", "pandas", "duckdb")
+    def supervised(signum, frame):  # the program's own handler: everypath's runs first, then hands over
+        print("at-signal", json.dumps([m for m in WATCH if m in sys.modules]), flush=True)
+        os._exit(143)
+    if {own_handler}:
+        signal.signal(signal.SIGTERM, supervised)
+    import numpy as np
+    import startup_kernels as k
+    for _ in range(5):
+        k.add(np.ones(3), np.arange(3.0))
+    os.kill(os.getpid(), signal.SIGTERM)
+    signal.pause()
+""")
+
+
+@pytest.mark.parametrize("own_handler", [True, False], ids=["program-handler", "default-action"])
+def test_sigterm_writes_the_journal_without_arrow_and_keeps_the_exit_status(workdir: Path, tmp_path: Path,
+                                                                           own_handler: bool) -> None:
+    lake = tmp_path / "lake"
+    env = {**os.environ, "EVERYPATH_CACHE": str(workdir / "cache"), "EVERYPATH_LAKE": str(lake),
+           "EVERYPATH_REGISTRY": str(workdir / "registry"), "EVERYPATH_TELEMETRY": "1",
+           "EVERYPATH_FLUSH_SECONDS": "3600"}
+    proc = subprocess.run([sys.executable, "-c", TERMINATED.format(own_handler=own_handler)], cwd=workdir, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if own_handler:  # the program's handler still runs, after the journal was written with NumPy alone
+        assert proc.returncode == 143 and proc.stdout.strip() == 'at-signal []', (proc.stdout, proc.stderr)
+    else:  # the default action: the process still dies of SIGTERM
+        assert proc.returncode == -15, proc.stderr
+    assert _lake_rows(lake) == [] and len(list((lake / "journal").glob("*.npz"))) == 1
+    Lake(lake).files()  # the next reader publishes it: every call counted once
+    counted = duckdb.sql(f"SELECT function, op, sum(count)::BIGINT FROM read_parquet('{lake}/aggregates/*/*/"
+                         "*.parquet') GROUP BY ALL").fetchall()
+    assert counted == [("startup_kernels.add", "numpy.add", 5)]
