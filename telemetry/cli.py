@@ -218,16 +218,24 @@ def serve_cmd(lake_dir: Path | None, host: str, port: int, token_file: Path | No
 @telemetry_group.command("upload")
 @_lake_option
 @click.option("--url", default=None, help="Collector URL (default: EVERYPATH_COLLECTOR_URL).")
+@click.option("--token-file", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="File holding the bearer token (kept out of the process list, unlike --token).")
 @click.option("--token", default=None, help="Bearer token (default: EVERYPATH_COLLECTOR_TOKEN).")
-def upload_cmd(lake_dir: Path | None, url: str | None, token: str | None) -> None:
+def upload_cmd(lake_dir: Path | None, url: str | None, token_file: Path | None, token: str | None) -> None:
     """Send local parts (calls and aggregates) not uploaded yet to a collector (opt-in)."""
     from everypath.telemetry.upload import upload
 
+    if token_file is not None and token is not None:
+        raise click.UsageError("give the token once: --token-file or --token, not both")
     s = Settings.from_env()
+    if token_file is not None:
+        token = token_file.read_text().strip()
+        if not token:
+            raise click.ClickException(f"{token_file}: the token file is empty")
     url, token = url or s.collector_url, token or s.collector_token
     if not url or not token:
-        raise click.ClickException("uploading is opt-in: give --url and --token (or the EVERYPATH_COLLECTOR_* "
-                                   "settings)")
+        raise click.ClickException("uploading is opt-in: give --url and --token-file (or --token, or the "
+                                   "EVERYPATH_COLLECTOR_* settings)")
     r = upload(_lake(lake_dir), url, token)
     click.echo(f"sent {r.sent} parts ({r.rows} rows) and {r.aggregate_parts} aggregates parts "
                f"({r.aggregate_rows} rows), {r.duplicates} already there, {r.skipped} uploaded before")

@@ -103,7 +103,8 @@ def test_upload_command_sends_each_part_once(server, tmp_path):
     local.publish(batch(100, device_class="aaaa00000001"))
     local.publish(batch(50, seed=2, ts0=10**18, device_class="aaaa00000002"))
     url = "http://%s:%d" % server.server_address[:2]
-    args = ["telemetry", "upload", "--lake", str(local.root), "--url", url, "--token", TOKEN]
+    (tmp_path / "token").write_text(TOKEN + "\n")  # the way a deployment keeps it: a file, not an argument
+    args = ["telemetry", "upload", "--lake", str(local.root), "--url", url, "--token-file", str(tmp_path / "token")]
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 0 and "sent 2 parts (150 rows)" in r.output, r.output
     assert len(ledger(local)) == 2
@@ -117,3 +118,9 @@ def test_upload_command_sends_each_part_once(server, tmp_path):
     local.publish(batch(5, seed=3, ts0=2 * 10**18))  # a new part, sent with a wrong token
     bad = CliRunner().invoke(main, ["telemetry", "upload", "--lake", str(local.root), "--url", url, "--token", "x"])
     assert bad.exit_code == 1 and "HTTP 403" in bad.output
+    (tmp_path / "empty").write_text("\n")
+    empty = CliRunner().invoke(main, ["telemetry", "upload", "--lake", str(local.root), "--url", url,
+                                      "--token-file", str(tmp_path / "empty")])
+    assert empty.exit_code == 1 and "token file is empty" in empty.output
+    both = CliRunner().invoke(main, [*args, "--token", TOKEN])
+    assert both.exit_code == 2 and "not both" in both.output
