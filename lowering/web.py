@@ -311,7 +311,7 @@ def _runtime_text(name: str) -> str:
 def es_module(gen: Generated) -> str:
     """NAME.mjs: `load(wasmUrlOrBytes, options)` and `async NAME(...args)` (see web_runtime/everypath.mjs)."""
     name = gen.name
-    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name) or name in ("load", "signature", "flushTelemetry"):
+    if not re.fullmatch(r"[A-Za-z_$][A-Za-z0-9_$]*", name) or name in ("load", "signature", "flushTelemetry", "telemetryJSONLines"):
         raise ValueError(f"function name {name!r} cannot be an ES module export")
     sig = json.dumps(gen.signature, sort_keys=True, default=repr)
     return f"""// {name}.mjs: the compiled Python function {name} for browsers and Node.js (everypath, lowering/web.py).
@@ -348,6 +348,9 @@ export function load(wasmUrlOrBytes, options) {{
 export function flushTelemetry() {{
   return kernel.flushTelemetry(true);
 }}
+
+// rows or aggregates as JSON Lines for the collector (BigInts exact)
+export {{ telemetryJSONLines }};
 
 export async function {name}(...args) {{
   return kernel.call(args);

@@ -11,6 +11,7 @@ checked row by row (counts, bins, size buckets), so a batch is stored whole or n
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 from dataclasses import dataclass
 
@@ -47,6 +48,56 @@ def version_of(schema: pa.Schema, header: str | None) -> tuple[int | None, str |
     if not 1 <= v <= AGGREGATES_VERSION:
         return None, f"aggregates schema version {v} is not supported (this collector knows 1..{AGGREGATES_VERSION})"
     return v, None
+
+
+TIME_COLUMNS = ("ts", "start")
+
+
+def read_jsonl(body: bytes) -> pa.Table:
+    """Aggregate rows as JSON Lines (what a page's telemetryJSONLines writes): one object per line, blank
+    lines skipped; `ts`/`start` as integer UNIX nanoseconds or ISO-8601 strings; integers read exactly
+    (json, not float64: nanosecond times exceed 2^53). ValueError names the first bad line or column;
+    the values themselves are checked by conform(), like every other upload's."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8 at byte {e.start}") from None
+    records: list[dict[str, object]] = []
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise ValueError(f"line {i} is not JSON: {e}") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"line {i} is not a JSON object")
+        records.append(obj)
+    names = list(dict.fromkeys(k for r in records for k in r))
+    cols = {}
+    for name in names:
+        values = [r.get(name) for r in records]
+        try:
+            cols[name] = _time_column(values) if name in TIME_COLUMNS else pa.array(values)
+        except (pa.ArrowException, TypeError, ValueError, OverflowError) as e:
+            raise ValueError(f"column {name!r}: {e}") from None
+    return pa.table(cols) if cols else pa.table({f.name: pa.array([], f.type) for f in AGGREGATES_SCHEMA})
+
+
+def _time_column(values: list[object]) -> pa.Array:
+    """Integers (UNIX ns) or ISO-8601 strings, as timestamp[ns, UTC]; a mix of the two is fine."""
+    ts = pa.timestamp("ns", tz="UTC")
+    out = []
+    for v in values:
+        if v is None or isinstance(v, bool) or not isinstance(v, (int, str)):
+            if v is not None:
+                raise ValueError(f"{v!r} is neither integer nanoseconds nor an ISO-8601 string")
+            out.append(None)
+        elif isinstance(v, int):
+            out.append(v)
+        else:
+            out.append(pa.scalar(v).cast(ts).value)  # "2026-12-02T10:00:00.123456789Z"; raises on a bad one
+    return pa.array(out, pa.int64()).cast(ts)
 
 
 def conform(table: pa.Table) -> tuple[pa.Table | None, list[Problem]]:

@@ -9,10 +9,11 @@ POST /v1/calls   Authorization: Bearer <token>, X-Batch-Id: [A-Za-z0-9_-]{8,64},
   400 malformed body or batch id, 401 no token, 403 wrong token, 411 no Content-Length,
   413 body over --max-bytes, 415 other content type, 422 columns that do not convert (with
   "problems") or rows rejected (with "rejected": row, column, problem): a batch is all or nothing
-POST /v1/aggregates  the same headers, an Arrow IPC stream or Parquet file of the `aggregates` table
-                 (AGGREGATES_SCHEMA) with its schema version in the body's metadata or in
-                 X-Everypath-Schema-Version (telemetry/aggregates_ingest.py); the same replies
-                 (422 for a missing, unparsable or newer version too)
+POST /v1/aggregates  the same headers, an Arrow IPC stream, Parquet file or JSON Lines (what the web
+                 runtime's telemetryJSONLines writes) of the `aggregates` table (AGGREGATES_SCHEMA)
+                 with its schema version in the body's metadata or in X-Everypath-Schema-Version
+                 (required for JSON Lines; telemetry/aggregates_ingest.py); the same replies (422 for
+                 a missing, unparsable or newer version too)
 GET /healthz     200 {"ok": true}
 Checks run cheapest and safest first: auth and size before a byte of the body is read.
 """
@@ -41,7 +42,7 @@ CSV = "text/csv"
 JSONL = ("application/x-ndjson", "application/jsonl", "application/x-jsonlines")
 CONTENT_TYPES = (ARROW_STREAM, PARQUET, CSV, *JSONL)
 AGGREGATES_PATH = "/v1/aggregates"
-ENDPOINTS = {"/v1/calls": CONTENT_TYPES, AGGREGATES_PATH: (ARROW_STREAM, PARQUET)}
+ENDPOINTS = {"/v1/calls": CONTENT_TYPES, AGGREGATES_PATH: (ARROW_STREAM, PARQUET, *JSONL)}
 VERSION_HEADER = "X-Everypath-Schema-Version"
 SHOWN_REJECTIONS = 100  # rejected rows listed in a 422 reply (the count is always given)
 DISCARD_BYTES = 16 << 20  # a rejected body up to this size is read and dropped (see _discard)
@@ -75,6 +76,15 @@ def parse_body(body: bytes, content_type: str) -> Rows:
     except (pa.ArrowException, OSError, ValueError) as e:
         kind = {ARROW_STREAM: "Arrow IPC stream", PARQUET: "Parquet file", CSV: "CSV"}.get(content_type, "JSON Lines")
         raise _Reject(400, f"malformed {kind}: {e}") from None
+
+
+def _aggregates_jsonl(body: bytes) -> pa.Table:
+    from everypath.telemetry import aggregates_ingest as ai
+
+    try:
+        return ai.read_jsonl(body)
+    except ValueError as e:
+        raise _Reject(400, f"malformed JSON Lines: {e}") from None
 
 
 def _store_aggregates(lake: Lake, table: pa.Table, batch_id: str, version: str | None) -> tuple[int, dict[str, object]]:
@@ -163,9 +173,10 @@ def _handler(cfg: CollectorConfig) -> type[BaseHTTPRequestHandler]:
             if ctype not in ENDPOINTS[self.path]:
                 raise _Reject(415, f"Content-Type must be one of {', '.join(ENDPOINTS[self.path])}, not {ctype!r}")
             body = self._read(n)
-            rows = parse_body(body, ctype)
             if self.path == AGGREGATES_PATH:
-                return _store_aggregates(cfg.lake, rows.table, batch_id, self.headers.get(VERSION_HEADER))
+                table = _aggregates_jsonl(body) if ctype in JSONL else parse_body(body, ctype).table
+                return _store_aggregates(cfg.lake, table, batch_id, self.headers.get(VERSION_HEADER))
+            rows = parse_body(body, ctype)
             try:
                 converted = convert_rows(rows)
             except ConvertError as e:

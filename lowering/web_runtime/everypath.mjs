@@ -223,6 +223,15 @@ async function fetchBytes(src) {
   return new Uint8Array(await resp.arrayBuffer());
 }
 
+// Telemetry rows or aggregates (as onTelemetry hands them) as JSON Lines for POST /v1/calls or
+// /v1/aggregates (Content-Type application/x-ndjson): BigInt values (ts, start, large counts) are
+// written as exact integer literals, which JSON.stringify alone refuses.
+export function telemetryJSONLines(items) {
+  const mark = (k, v) => (typeof v === "bigint" ? `\u0000big${v}\u0000` : v);
+  return items.map((it) => JSON.stringify(it, mark).replace(/"\\u0000big(-?\d+)\\u0000"/g, "$1")).join("\n") +
+    (items.length ? "\n" : "");
+}
+
 export class KernelModule {
   constructor(signature, defaultUrl) {
     this.sig = signature;

@@ -4,15 +4,14 @@ ingested as JSON Lines, aggregates conformed and published as the collector does
 call the page made, and the result matches CPython's."""
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import subprocess
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 import pytest
-from click.testing import CliRunner
 
 from everypath.base.settings import Settings
 from everypath.lowering.portable import build_function
@@ -35,7 +34,7 @@ def many_calls(x: Vec, n: int) -> float:
 
 
 DRIVER = r"""
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 const spec = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const mod = await import(spec.module);
 const rows = [], aggs = [];
@@ -47,14 +46,16 @@ for (let i = 0; i < spec.repeat; ++i) results.push(await mod.default(x, spec.n))
 const before = aggs.length;  // none yet: they go every aggregateSeconds or on flushTelemetry()
 mod.flushTelemetry();
 const big = (k, v) => (typeof v === "bigint" ? v.toString() : v);
+// what a page sends to the collector: JSON Lines, BigInts exact
+writeFileSync(spec.rows_out, mod.telemetryJSONLines(rows));
+writeFileSync(spec.aggs_out, mod.telemetryJSONLines(aggs));
 console.log(JSON.stringify({ results, before, rows, aggs }, big));
 """
 
 
 @pytest.mark.skipif(not NODE.is_file(), reason=f"{NODE} is missing (Debian's nodejs)")
 def test_node_module_counts_every_call_in_its_aggregates(tmp_path: Path) -> None:
-    from everypath.cli import main
-    from everypath.telemetry.aggregates_ingest import conform, publish_named
+    from everypath.telemetry.collector import CollectorConfig, serve_in_thread
     from everypath.telemetry.device import device_class
     from everypath.telemetry.lake import Lake
     from everypath.telemetry.schema import AGGREGATES_SCHEMA, CALLS_SCHEMA
@@ -66,7 +67,8 @@ def test_node_module_counts_every_call_in_its_aggregates(tmp_path: Path) -> None
     mjs = next(p for p in art.extra_files if p.suffix == ".mjs")
     x = np.linspace(0.5, 2.0, 8)
     (tmp_path / "spec.json").write_text(json.dumps({"module": mjs.as_uri(), "x": x.tolist(), "n": CALLS,
-                                                    "repeat": REPEAT}))
+                                                    "repeat": REPEAT, "rows_out": str(tmp_path / "rows.jsonl"),
+                                                    "aggs_out": str(tmp_path / "aggs.jsonl")}))
     (tmp_path / "driver.mjs").write_text(DRIVER)
     p = subprocess.run([str(NODE), str(tmp_path / "driver.mjs"), str(tmp_path / "spec.json")], capture_output=True,
                        text=True, timeout=300)
@@ -88,20 +90,25 @@ def test_node_module_counts_every_call_in_its_aggregates(tmp_path: Path) -> None
     assert all(set(r) == set(CALLS_SCHEMA.names) for r in rows)
     loop_rows = [r for r in rows if r["op"] == loop]
     assert 0 < len(loop_rows) < CALLS * REPEAT and all(0 < r["inclusion"] <= 1 for r in loop_rows)
-    # into a lake: rows as a page would send them (JSON Lines), aggregates conformed as the collector does
+    # into a lake through a real collector, as a page sends them: JSON Lines written by the module's
+    # telemetryJSONLines (nanosecond times as exact integers) to POST /v1/calls and /v1/aggregates
     lake = Lake(tmp_path / "lake")
-    with (tmp_path / "rows.jsonl").open("w") as f:
-        for r in rows:
-            f.write(json.dumps({**r, "ts": int(r["ts"])}) + "\n")
-    res = CliRunner().invoke(main, ["telemetry", "ingest", "--lake", str(lake.root), str(tmp_path / "rows.jsonl")])
-    assert res.exit_code == 0, res.output
-    table = pa.Table.from_pylist([{**a, "ts": int(a["ts"]), "start": int(a["start"])} for a in aggs])
-    table = table.set_column(table.schema.get_field_index("ts"), "ts", table.column("ts").cast(pa.timestamp("ns", "UTC")))
-    table = table.set_column(table.schema.get_field_index("start"), "start",
-                             table.column("start").cast(pa.timestamp("ns", "UTC")))
-    conformed, problems = conform(table)
-    assert problems == [] and conformed is not None
-    assert publish_named(lake, conformed, "node-aggregates-1")
+    server = serve_in_thread(CollectorConfig(lake, "wasm-token-0123456"))
+    try:
+        for path, body in (("/v1/calls", "rows.jsonl"), ("/v1/aggregates", "aggs.jsonl")):
+            conn = http.client.HTTPConnection(*server.server_address[:2], timeout=60)
+            conn.request("POST", path, body=(tmp_path / body).read_bytes(),
+                         headers={"Authorization": "Bearer wasm-token-0123456", "X-Batch-Id": f"node-{body[:4]}-1",
+                                  "Content-Type": "application/x-ndjson", "X-Everypath-Schema-Version": "1"})
+            r = conn.getresponse()
+            reply = json.loads(r.read())
+            conn.close()
+            assert r.status == 201, reply
+    finally:
+        server.shutdown()
+        server.server_close()
+    ts = query(lake, "SELECT epoch_ns(ts) AS ts FROM aggregates").column("ts").to_pylist()
+    assert sorted(ts) == sorted(int(a["ts"]) for a in aggs)  # to the nanosecond
     got = query(lake, "SELECT op, sum(n)::BIGINT AS n FROM op_latency GROUP BY op ORDER BY op").to_pylist()
     assert got == sorted([{"op": loop, "n": CALLS * REPEAT}, {"op": "numpy.sum", "n": REPEAT}],
                          key=lambda r: r["op"])

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from everypath.telemetry.collector import ARROW_STREAM, CSV, PARQUET, CollectorConfig, serve_in_thread
+from everypath.telemetry.collector import ARROW_STREAM, CSV, JSONL, PARQUET, CollectorConfig, serve_in_thread
 from everypath.telemetry.lake import Lake
 from everypath.telemetry.views import query
 from tests.telemetry._data import DEVICE, batch
@@ -119,3 +119,46 @@ def test_bad_uploads_are_refused_and_nothing_is_written(server, tmp_path, case, 
     if case == "timed over count":
         assert [r["row"] for r in reply["rejected"]] == [1, 2, 3] and reply["rejected"][0]["column"] == "count"
     assert _stored(tmp_path) == 0 and not list((tmp_path / "central").glob("aggregates/**/*.parquet"))
+
+
+def _jsonl(t: pa.Table, iso: bool = False) -> bytes:
+    """The rows as a page writes them (telemetryJSONLines): times as integer ns (exact beyond 2^53) or ISO."""
+    lines = []
+    for r in t.to_pylist():
+        for k in ("ts", "start"):
+            v = pa.scalar(r[k], pa.timestamp("ns", "UTC")).cast(pa.int64()).as_py() if not isinstance(r[k], int) else r[k]
+            r[k] = f"{np.datetime64(v, 'ns')}Z" if iso else v
+        lines.append(json.dumps(r))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def test_json_lines_aggregates_are_stored_exactly(server, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    t = _rows(5)
+    body = _jsonl(t)
+    assert b"2000000000000000000" in body  # nanoseconds as integer literals
+    assert _post(server, body, "agg-jsonl-0001", JSONL[0], {HEADER: "1"}) == (201, {"rows": 5, "stored": True,
+                                                                                     "schema_version": 1})
+    assert _post(server, body, "agg-jsonl-0001", JSONL[0], {HEADER: "1"})[0] == 200  # a retry: stored once
+    assert _post(server, _jsonl(t, iso=True), "agg-jsonl-0002", JSONL[0], {HEADER: "1"})[0] == 201
+    assert _stored(tmp_path) == 2 * sum(50 + i for i in range(5))
+    got = query(tmp_path / "central", "SELECT epoch_ns(ts) AS ts, hist_count FROM aggregates ORDER BY ts").to_pylist()
+    want = sorted(2 * [(2 * 10**18 + i, c) for i, c in enumerate(t.column("hist_count").to_pylist())])
+    assert [(g["ts"], g["hist_count"]) for g in got] == want  # times to the nanosecond, histograms whole
+
+
+@pytest.mark.parametrize("body, status, needle", [
+    (b'{"ts": 1}\nnot json\n', 400, "line 2 is not JSON"),
+    (b'[1, 2]\n', 400, "line 1 is not a JSON object"),
+    (b'{"ts": true}\n', 400, "column 'ts'"),
+    (b'{"ts": "yesterday"}\n', 400, "column 'ts'"),
+    (b'{"count": 1}\n{"count": "many"}\n', 400, "column 'count'"),
+    (b'\xff\xfe', 400, "not UTF-8"),
+    (b'{"ts": 1, "start": 0}\n', 422, "missing required column"),
+])
+def test_bad_json_lines_aggregates_are_refused(server, tmp_path, body, status, needle) -> None:  # type: ignore[no-untyped-def]
+    got, reply = _post(server, body, "agg-jsonl-bad1", JSONL[0], {HEADER: "1"})
+    assert got == status and needle in json.dumps(reply), reply
+    assert not list((tmp_path / "central").glob("aggregates/**/*.parquet"))
+    # and JSON Lines carry no metadata: the header is required
+    got, reply = _post(server, _jsonl(_rows(2)), "agg-jsonl-bad2", JSONL[0])
+    assert got == 422 and "schema version required" in reply["error"]
