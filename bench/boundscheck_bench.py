@@ -191,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     for kernel in loader.load_corpus(names):
         log(f"[boundscheck] {kernel.name}")
         rows.append(count_one(kernel) if a.instructions else run_one(kernel, a.repeat))
+        r = rows[-1]  # as it goes: a long run stopped part-way still shows what it measured
+        log(f"[boundscheck] {kernel.name}: checked {r.checked_ns} unchecked {r.unchecked_ns} ratio {r.ratio} {r.note}")
     out = report(rows, "instructions" if a.instructions else "time")
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from everypath.lowering.guard_facts import GuardFacts
 from everypath.lowering.infer import TypedFunction
 from everypath.base.types import ScalarT
+from everypath.lowering.shape_bounds import dtype_min
 from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
@@ -94,6 +95,10 @@ class LowerBounds:
             return self.memo[n]
         self.memo[n] = None  # cycles: unknown
         lb = self._compute(n)
+        t = self.spec.types.get(n)
+        floor = dtype_min(t) if isinstance(t, ScalarT) else None  # an unsigned value is never negative
+        if floor is not None:
+            lb = floor if lb is None else max(lb, floor)
         self.memo[n] = lb
         return lb
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from everypath.base.types import ArrayT, ScalarT
 from everypath.tracer.ir import Node, Opcode
 
@@ -198,6 +200,9 @@ class ShapeBounds:
             return self.ubs(item)
         e = self.eq(n)
         out: set[Form] = {e} if e is not None else set()
+        top = dtype_max(t)
+        if top is not None:  # a narrow integer never exceeds its dtype (`hist[v]` of a uint8 v, hist of 256)
+            out.add((None, top))
         if n.op is Opcode.LOAD:
             ds = self.defs.get(n.target, [])
             # induction: a definition that only lowers the variable's own value (`j -= 1`) keeps any bound
@@ -393,6 +398,23 @@ class ShapeBounds:
             if k is None and key_lb is not None and o < key_lb + off:
                 return True  # a constant below the smallest the length can be
         return False
+
+
+def dtype_max(t: ScalarT) -> int | None:
+    """The largest value of an integer scalar of at most 32 bits (C++ holds it in its own type: the
+    emitter's arithmetic is typed, `ep::sc::add<uint8_t>` wraps as NumPy does), else None."""
+    if not t.dtype.is_integer or t.dtype.np.itemsize > 4:
+        return None
+    return int(np.iinfo(t.dtype.np).max)
+
+
+def dtype_min(t: ScalarT) -> int | None:
+    """The smallest value of such a scalar (0 for every unsigned type and bool)."""
+    if t.dtype.is_bool or (t.dtype.is_integer and t.dtype.kind == "u"):
+        return 0
+    if not t.dtype.is_integer or t.dtype.np.itemsize > 4:
+        return None
+    return int(np.iinfo(t.dtype.np).min)
 
 
 def _tuple_item(n: Node) -> Node | None:

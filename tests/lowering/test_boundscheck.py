@@ -333,3 +333,44 @@ def test_a_decreasing_index_keeps_its_upper_bound() -> None:
     assert "get_below<1u>" in _accessors(walk_back)[0]
     for stop in (0, -3, -5, -6, -40):  # -6 of a 5-element array: NumPy's IndexError naming index -6
         _check(g, walk_back, (np.arange(5.0), stop))
+
+
+U8 = np.ndarray[tuple[int, int], np.dtype[np.uint8]]
+I8 = np.ndarray[tuple[int], np.dtype[np.int8]]
+
+
+def grey_histogram(img: U8) -> np.ndarray[tuple[int], np.dtype[np.int64]]:
+    hist = np.zeros(256, dtype=np.int64)
+    for row in img:
+        for v in row:
+            hist[v] += 1
+    return hist
+
+
+def short_histogram(img: U8) -> np.ndarray[tuple[int], np.dtype[np.int64]]:
+    hist = np.zeros(255, dtype=np.int64)  # one bin short: 255 is out of range
+    for row in img:
+        for v in row:
+            hist[v] += 1
+    return hist
+
+
+def signed_histogram(x: I8) -> np.ndarray[tuple[int], np.dtype[np.int64]]:
+    hist = np.zeros(256, dtype=np.int64)  # int8 values index from -128: negative ones wrap, as in NumPy
+    for v in x:
+        hist[v] += 1
+    return hist
+
+
+def test_a_narrow_integer_index_is_bounded_by_its_dtype() -> None:
+    # a uint8 value is in [0, 255]: it needs no check into an array of 256 made in the function
+    assert _accessors(grey_histogram)[0] == {"get_inbounds"}
+    assert "get" in _accessors(short_histogram)[0] or "get_nonneg" in _accessors(short_histogram)[0]
+    assert _accessors(signed_histogram)[0] != {"get_inbounds"}  # the sign is unknown: wrapped and checked
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (17, 9)).astype(np.uint8)
+    for fn, args in ((grey_histogram, (img,)), (grey_histogram, (img[:, ::2],)), (grey_histogram, (img[:0],)),
+                     (short_histogram, (np.full((2, 2), 254, np.uint8),)),
+                     (short_histogram, (img,)),  # holds 255: NumPy's IndexError
+                     (signed_histogram, (rng.integers(-128, 128, 50).astype(np.int8),))):
+        _check(everypath.compile(fn, settings=_settings()), fn, args)
