@@ -41,8 +41,12 @@ from everypath.selector.features import CATEGORICAL, features, log_flops, target
 
 MAX_WEIGHT = 5.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf (50 gave the
 # independent fleets' worst seeds: a device with ε = 0.02 makes each explore row weigh 50-200 calls)
-FORMAT = 4  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features; 4: SIMD width instead of
-# the ISA ordinal, empirical-Bayes calibration priors (older: not comparable, their features differ)
+FORMAT = 5  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features; 4: SIMD width instead of
+# the ISA ordinal, empirical-Bayes calibration priors; 5: the unweighted companion model for devices without a
+# sweep (older: not comparable, their features or predictions differ)
+BLEND = 0.5  # a device without a sweep: half the IPW/cost-weighted fleet model, half an unweighted one
+# parameters a stored model may predate, with the value it was fitted with (get_params needs them)
+LEGACY: dict[str, object] = {"max_weight": 50.0, "blend": 0.0}
 CAL_KEY = ("device_class", "op", "variant", "dtype")
 SEP = "\x1f"  # joins a calibration key into one string (skops stores str-keyed dicts)
 
@@ -151,13 +155,17 @@ def smooth(xq: np.ndarray, px: np.ndarray, r: np.ndarray, bandwidth: float, prio
 
 def aggregate(X: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """One row per (device class, op, dtype, shape, variant): its first call, the median of y
-    and the sum of w over its calls."""
+    and the sum of w over its calls (w may be 2-D: one column per weighting, summed alike)."""
     shape = shape_key(X["shape"]).to_numpy()
+    w2 = np.asarray(w, np.float64).reshape(len(X), -1)
+    wcols = [f"w{i}" for i in range(w2.shape[1])]
     df = pd.DataFrame({"dc": X["device_class"].to_numpy(), "op": X["op"].to_numpy(), "dtype": X["dtype"].to_numpy(),
-                       "shape": shape, "variant": X["variant"].to_numpy(), "y": y, "w": w, "pos": np.arange(len(X))})
+                       "shape": shape, "variant": X["variant"].to_numpy(), "y": y, "pos": np.arange(len(X)),
+                       **dict(zip(wcols, w2.T))})
     g = df.groupby(["dc", "op", "dtype", "shape", "variant"], sort=True)
+    sums = g[wcols].sum().to_numpy()
     return (X.iloc[g["pos"].first().to_numpy()].reset_index(drop=True), g["y"].median().to_numpy(),
-            g["w"].sum().to_numpy())
+            sums[:, 0] if np.ndim(w) == 1 else sums)
 
 
 def sweep_groups(rows: pd.DataFrame) -> pd.DataFrame:
@@ -175,6 +183,7 @@ class VariantSelector(Chooser, BaseEstimator):
                  min_samples_leaf: int = 40, l2_regularization: float = 0.0, cost_power: float = 0.25,
                  cal_bandwidth: float = 1.5, cal_prior: float = 0.5, cal_wide_bandwidth: float = 4.0,
                  cal_wide_prior: float = 1.0, max_shrink: float = 100.0, max_weight: float = MAX_WEIGHT,
+                 blend: float = BLEND,
                  random_state: int = 0) -> None:
         self.max_iter = max_iter
         self.learning_rate = learning_rate
@@ -188,7 +197,13 @@ class VariantSelector(Chooser, BaseEstimator):
         self.cal_wide_prior = cal_wide_prior
         self.max_shrink = max_shrink  # cap on the per-operator prior multiplier (empirical Bayes)
         self.max_weight = max_weight  # clip on 1/propensity of the fleet model's explore rows
+        self.blend = blend  # share of the unweighted companion in a prediction without calibration
         self.random_state = random_state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        # models stored before a parameter existed lack it (get_params would fail): give them the
+        # value they were fitted with, not today's default
+        super().__setstate__({**LEGACY, **state})
 
     def _encode(self, f: pd.DataFrame) -> np.ndarray:
         f = f.copy()
@@ -198,24 +213,32 @@ class VariantSelector(Chooser, BaseEstimator):
 
     def fit(self, X: pd.DataFrame, y: np.ndarray | None = None) -> "VariantSelector":
         y = target(X) if y is None else np.asarray(y, np.float64)
-        rows, y, w = aggregate(X, y, ipw(X, self.max_weight) * cost_weight(X, self.cost_power))
+        rows, y, ws = aggregate(X, y, np.stack([ipw(X, self.max_weight) * cost_weight(X, self.cost_power),
+                                                np.ones(len(X))], axis=1))
+        w, calls = ws[:, 0], ws[:, 1]
         f = features(rows)
         self.vocab_ = {c: {v: i for i, v in enumerate(sorted(f[c].unique()))} for c in CATEGORICAL}
         # a feature no training row has (GHz on CPUs whose model name omits it) carries nothing,
         # and HGB's binning fails on an all-missing column
         self.columns_ = [c for c in f.columns if c in CATEGORICAL or f[c].notna().any()]
         self.variants_ = fit_variants(X)
-        self.model_ = HistGradientBoostingRegressor(
-            max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
-            min_samples_leaf=self.min_samples_leaf, l2_regularization=self.l2_regularization,
-            categorical_features=[c in CATEGORICAL for c in self.columns_], early_stopping=False,
-            random_state=self.random_state)
+        E, lf = self._encode(f), log_flops(f)
         with threadpool_limits(limits=1, user_api="openmp"):
-            self.model_.fit(self._encode(f), y - log_flops(f), sample_weight=w)
+            self.model_ = self._hgb().fit(E, y - lf, sample_weight=w)
+            if self.blend > 0:
+                self.unweighted_ = self._hgb().fit(E, y - lf, sample_weight=calls)
         self.format_ = FORMAT
         self.shrink_: dict[str, float] = self._shrinkage(X)
         self.calibration_: dict[str, np.ndarray] = self._calibration(X)
         return self
+
+    def _hgb(self, **kw: object) -> HistGradientBoostingRegressor:
+        args: dict[str, object] = dict(
+            max_iter=self.max_iter, learning_rate=self.learning_rate, max_leaf_nodes=self.max_leaf_nodes,
+            min_samples_leaf=self.min_samples_leaf, l2_regularization=self.l2_regularization,
+            categorical_features=[c in CATEGORICAL for c in self.columns_], early_stopping=False,
+            random_state=self.random_state)
+        return HistGradientBoostingRegressor(**{**args, **kw})
 
     def _shrinkage(self, X: pd.DataFrame) -> dict[str, float]:
         """Per operator, how many sweep measurements a device's own offset is worth less than
@@ -227,7 +250,7 @@ class VariantSelector(Chooser, BaseEstimator):
         g = sweep_groups(X)
         if g.empty:
             return {}
-        r = g["y"].to_numpy(np.float64) - self._fleet(features(g))
+        r = g["y"].to_numpy(np.float64) - self._fleet(features(g), blended=False)
         df = pd.DataFrame({"op": g["op"].astype(str).to_numpy(), "key": g[list(CAL_KEY)].astype(str).agg(SEP.join, axis=1),
                            "r": r})
         out: dict[str, float] = {}
@@ -245,9 +268,17 @@ class VariantSelector(Chooser, BaseEstimator):
             out[str(op)] = float(np.clip(sigma2 / tau2, 1.0, self.max_shrink))
         return out
 
-    def _fleet(self, f: pd.DataFrame) -> np.ndarray:
+    def _fleet(self, f: pd.DataFrame, blended: bool = True) -> np.ndarray:
+        """The fleet model's ln latency (a geometric mean); blended: with the unweighted companion's
+        share, what a device without a sweep gets (the calibration's residuals are taken against
+        the weighted model alone)."""
+        E = self._encode(f)
         with threadpool_limits(limits=1, user_api="openmp"):
-            return self.model_.predict(self._encode(f)) + log_flops(f)
+            pred = self.model_.predict(E)
+            other = getattr(self, "unweighted_", None)
+            if blended and other is not None and self.blend > 0:
+                pred = (1 - self.blend) * pred + self.blend * other.predict(E)
+        return pred + log_flops(f)
 
     def _calibration(self, rows: pd.DataFrame) -> dict[str, np.ndarray]:
         """Per calibration key, the fleet model's residuals on the rows' sweep: [log2 flops; r]."""
@@ -255,7 +286,7 @@ class VariantSelector(Chooser, BaseEstimator):
         if g.empty:
             return {}
         f = features(g)
-        x, r = f["log2_flops"].to_numpy(np.float64), g["y"].to_numpy(np.float64) - self._fleet(f)
+        x, r = f["log2_flops"].to_numpy(np.float64), g["y"].to_numpy(np.float64) - self._fleet(f, blended=False)
         out: dict[str, np.ndarray] = {}
         for key, ix in g.groupby(list(CAL_KEY), sort=True).indices.items():
             out[SEP.join(map(str, key))] = np.stack([x[ix], r[ix]])
@@ -270,10 +301,11 @@ class VariantSelector(Chooser, BaseEstimator):
             new.calibration_[k] = np.concatenate([new.calibration_[k], v], axis=1) if k in new.calibration_ else v
         return new
 
-    def _delta(self, X: pd.DataFrame, f: pd.DataFrame) -> np.ndarray:
-        out = np.zeros(len(X))
+    def _delta(self, X: pd.DataFrame, f: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        """The calibration per row, and which rows have one (a sweep of their key)."""
+        out, has = np.zeros(len(X)), np.zeros(len(X), bool)
         if not self.calibration_ or "device_class" not in X:
-            return out  # a device without a sweep: the fleet model alone
+            return out, has  # a device without a sweep: the fleet model alone
         x = f["log2_flops"].to_numpy(np.float64)
         keys = X[list(CAL_KEY)].astype(str).reset_index(drop=True)
         for key, ix in keys.groupby(list(CAL_KEY), sort=False).indices.items():
@@ -282,9 +314,14 @@ class VariantSelector(Chooser, BaseEstimator):
                 rho = getattr(self, "shrink_", {}).get(key[1], 1.0)  # noisy operators need more measurements
                 wide = smooth(x[ix], p[0], p[1], self.cal_wide_bandwidth, self.cal_wide_prior * rho)
                 out[ix] = smooth(x[ix], p[0], p[1], self.cal_bandwidth, self.cal_prior * rho, level=wide)
-        return out
+                has[ix] = True
+        return out, has
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         check_is_fitted(self, "model_")
         f = features(X)
-        return self._fleet(f) + self._delta(X, f)
+        delta, has = self._delta(X, f)
+        fleet = self._fleet(f, blended=False)
+        if not has.all() and getattr(self, "unweighted_", None) is not None and self.blend > 0:
+            fleet[~has] = self._fleet(f.iloc[np.flatnonzero(~has)].reset_index(drop=True))
+        return fleet + delta
