@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from everypath.base.types import ArrayT, NoneT, Type
+from everypath.base.types import ArrayT, DType, NoneT, Type
 from everypath.variants.ops._torch import NN, Ref, bind, const_of, need_tensor, replay
-from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError
+from everypath.variants.ops.linalg import PRODUCT_VARIANTS
+from everypath.variants.registry import (
+    Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant,
+)
 
 _CONV = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
 _MAX = ("input", "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")
@@ -60,12 +63,36 @@ def _geo(stride: Any, padding: Any, dilation: Any) -> str:
     return f"ep::tch::Geo{{{sh}, {sw}, {ph}, {ph}, {pw}, {pw}, {dh}, {dw}, {'true' if same else 'false'}}}"
 
 
+# conv2d's paths: loops (the direct sum in double), simd (the direct kernel: float accumulation, an xsimd axpy
+# along output rows), threads (its output planes across the pool), blas (im2col + one OpenBLAS GEMM per image
+# and group). Default thresholds before telemetry (elements of the largest operand), from bench/torch_nn_bench.py.
+_BLAS = next(v for v in PRODUCT_VARIANTS if v.path == "blas")
+CONV = (NN,
+        Variant("simd", "everypath/paths/simd/torch_nn.hpp", cost_hint="direct kernel, xsimd axpy per output row",
+                min_work=1 << 6),
+        Variant("blas", "everypath/paths/blas/torch_nn.hpp", _BLAS.requires, cost_hint="im2col + OpenBLAS GEMM",
+                min_work=1 << 12),
+        Variant("threads", "everypath/paths/threads/torch_nn.hpp", cost_hint="direct kernel, planes across cores",
+                min_work=1 << 20))
+
+
+def conv_tag(ls: LowerSite) -> str:
+    if ls.path == "loops":
+        return ""
+    r = ls.result
+    if not (isinstance(r, ArrayT) and r.dtype in (DType.FLOAT32, DType.FLOAT64)):
+        raise PathNotApplicable(f"conv2d on {ls.path} is float32/float64 only")
+    if ls.path not in ("simd", "threads", "blas"):
+        raise PathNotApplicable(f"conv2d has no {ls.path} path")
+    return f", ep::path::{ls.path}"
+
+
 def conv_lower(ls: LowerSite) -> str:
     b = bind(ls, _CONV, "conv2d")
     R = ls.result.dtype.cpp  # type: ignore[union-attr]
     bias = b.expr("bias") if b.has("bias") and not isinstance(b.type("bias"), NoneT) else "ep::None{}"
     geo = _geo(pair(b, "stride", 1), pair(b, "padding", 0), pair(b, "dilation", 1))
-    return f"ep::tch::conv2d<{R}>({b.expr('input')}, {b.expr('weight')}, {bias}, {geo}, {pair(b, 'groups', 1)})"
+    return f"ep::tch::conv2d<{R}{conv_tag(ls)}>({b.expr('input')}, {b.expr('weight')}, {bias}, {geo}, {pair(b, 'groups', 1)})"
 
 
 def _pool(site: Site | LowerSite) -> tuple[Any, dict[str, Any]]:
@@ -114,7 +141,7 @@ def pool_lower(ls: LowerSite) -> str:
 
 def declare(reg: Registry) -> None:
     F = "torch.nn.functional"
-    reg.add(Operator("torch.conv2d", Family.LINALG, Ref("torch.conv2d"), conv_infer, conv_lower, (NN,)))
+    reg.add(Operator("torch.conv2d", Family.LINALG, Ref("torch.conv2d"), conv_infer, conv_lower, CONV))
     reg.add(Operator(f"{F}.max_pool2d", Family.REDUCTION, Ref(f"{F}.max_pool2d"), pool_infer, pool_lower, (NN,)))
     reg.add(Operator(f"{F}.avg_pool2d", Family.REDUCTION, Ref(f"{F}.avg_pool2d"), pool_infer, pool_lower, (NN,)))
 

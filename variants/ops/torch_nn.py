@@ -8,11 +8,15 @@ torch's RuntimeError at run time (variants/include/everypath/ops/torch_nn.hpp, t
 """
 from __future__ import annotations
 
-from everypath.base.types import ArrayT, NoneT, ScalarT, Type
+import dataclasses
+
+from everypath.base.types import ArrayT, DType, NoneT, ScalarT, Type
 from everypath.variants.ops._torch import NN, OPS, Ref, bind, const_dim, const_of, need_tensor, replay
 from everypath.variants.ops.linalg import PRODUCT_VARIANTS, path_tag
 from everypath.variants.ops.torch_shape import size_expr, size_rank
-from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
+from everypath.variants.registry import (
+    Family, LowerSite, Operator, PathNotApplicable, Registry, Site, TypingError, Variant,
+)
 
 F = "torch.nn.functional"
 
@@ -31,14 +35,41 @@ def replay_infer(key: str, names: tuple[str, ...]):
 _PRODUCT = {"torch.matmul": ("input", "other"), "torch.mm": ("input", "mat2"), "torch.bmm": ("input", "mat2")}
 
 
-def _products(header: str) -> tuple[Variant, ...]:
+def _products(header: str, own: dict[str, str] | None = None) -> tuple[Variant, ...]:
     """NumPy's product paths (the loops GEMM, threads row blocks, OpenBLAS, Accelerate) behind torch's checks:
-    the loops variant names the torch header, the others the path's own (path_tag declines BLAS for integers)."""
+    the loops variant names the torch header, the others the path's own (path_tag declines BLAS for integers),
+    or the header in `own` that specialises the torch kernel for that path."""
     loops = Variant("loops", header, cost_hint="torch's checks, the cache-blocked GEMM")
-    return (loops, *(v for v in PRODUCT_VARIANTS if v.path in ("threads", "blas", "accelerate")))
+    own = own or {}
+    return (loops, *(dataclasses.replace(v, header=own.get(v.path, v.header)) for v in PRODUCT_VARIANTS
+                     if v.path in ("threads", "blas", "accelerate")))
 
 
-PRODUCTS, LINEAR = _products(OPS.header), _products(NN.header)
+# F.linear's own GEMMs: the weight read as stored ([out, in]), through BLAS's transpose flag on blas
+_NN_PATHS = {"threads": "everypath/paths/threads/torch_nn.hpp", "blas": "everypath/paths/blas/torch_nn.hpp"}
+PRODUCTS, LINEAR = _products(OPS.header), _products(NN.header, _NN_PATHS)
+
+# softmax / log_softmax / layer_norm rows: loops (double accumulation), simd (xsimd rows or lanes), threads
+# (blocks of rows across the pool, each on the simd kernel). The thresholds are the default policy before
+# telemetry: simd pays from a few rows of 16 floats; the pool's start-up (~5-20 us on a loaded 2-core host)
+# needs a few hundred thousand elements.
+ROWS = (NN,
+        Variant("simd", "everypath/paths/simd/torch_nn.hpp", cost_hint="xsimd max/exp/sum per row or per lane",
+                min_work=1 << 6),
+        Variant("threads", _NN_PATHS["threads"], cost_hint="row blocks across cores", min_work=1 << 18))
+
+
+def row_tag(ls: LowerSite) -> str:
+    """The path template argument of a row kernel; simd declines dtypes without a batch (none here: softmax
+    and layer_norm results are floating)."""
+    if ls.path == "loops":
+        return ""
+    if ls.path not in ("simd", "threads"):
+        raise PathNotApplicable(f"torch row kernels have no {ls.path} path")
+    r = ls.result
+    if not (isinstance(r, ArrayT) and r.dtype in (DType.FLOAT32, DType.FLOAT64)):
+        raise PathNotApplicable(f"no {ls.path} row kernel for {getattr(r, 'dtype', r)}")
+    return f", ep::path::{ls.path}"
 
 
 def product_lower(ls: LowerSite) -> str:
@@ -85,7 +116,7 @@ def softmax_lower(ls: LowerSite) -> str:
     x, d = _softmax_dim(ls)
     R = ls.result.dtype.cpp  # type: ignore[union-attr]
     log = "true" if ls.key.endswith("log_softmax") else "false"
-    return f"ep::tch::softmax<{R}, {d if x.ndim else 0}, {log}>({ls.args[0]})"
+    return f"ep::tch::softmax<{R}, {d if x.ndim else 0}, {log}{row_tag(ls)}>({ls.args[0]})"
 
 
 # ---- layer_norm / normalize / dropout -------------------------------------------------------------
@@ -126,7 +157,7 @@ def layer_norm_lower(ls: LowerSite) -> str:
     opt = {n: (b.expr(n) if b.has(n) and not isinstance(b.type(n), NoneT) else "ep::None{}") for n in ("weight", "bias")}
     eps = b.expr("eps") if b.has("eps") else "1e-05"
     shape = size_expr([b.expr("normalized_shape")], [b.type("normalized_shape")], k)  # type: ignore[list-item]
-    return f"ep::tch::layer_norm<{R}, {k}>({b.expr('input')}, {shape}, {opt['weight']}, {opt['bias']}, {eps})"
+    return f"ep::tch::layer_norm<{R}, {k}{row_tag(ls)}>({b.expr('input')}, {shape}, {opt['weight']}, {opt['bias']}, {eps})"
 
 
 _NORMALIZE = ("input", "p", "dim", "eps", "out")
@@ -222,10 +253,11 @@ def declare(reg: Registry) -> None:
     add(Operator(f"{F}.linear", L, Ref(f"{F}.linear"), replay_infer(f"{F}.linear", ("input", "weight", "bias")),
                  linear_lower, LINEAR))
     for name in ("softmax", "log_softmax"):
-        add(Operator(f"torch.{name}", Family.REDUCTION, Ref(f"torch.{name}"), softmax_infer, softmax_lower, (NN,),
+        add(Operator(f"torch.{name}", Family.REDUCTION, Ref(f"torch.{name}"), softmax_infer, softmax_lower, ROWS,
                      aliases=(f"tensor.{name}",)))
-        add(Operator(f"{F}.{name}", Family.REDUCTION, Ref(f"{F}.{name}"), softmax_infer, softmax_lower, (NN,)))
-    add(Operator(f"{F}.layer_norm", Family.REDUCTION, Ref(f"{F}.layer_norm"), layer_norm_infer, layer_norm_lower, (NN,)))
+        add(Operator(f"{F}.{name}", Family.REDUCTION, Ref(f"{F}.{name}"), softmax_infer, softmax_lower, ROWS))
+    add(Operator(f"{F}.layer_norm", Family.REDUCTION, Ref(f"{F}.layer_norm"), layer_norm_infer, layer_norm_lower,
+                 ROWS))
     add(Operator(f"{F}.normalize", Family.REDUCTION, Ref(f"{F}.normalize"), normalize_infer, normalize_lower, (NN,)))
     add(Operator(f"{F}.dropout", Family.ELEMENTWISE, Ref(f"{F}.dropout"), dropout_infer, dropout_lower, (NN,)))
     for name in _ACT:

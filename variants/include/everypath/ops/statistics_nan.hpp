@@ -64,29 +64,15 @@ Array<R, N> nanvar_keep(const Array<T, N>& a, double ddof) {
   // squared deviations: (a - avg) in the input dtype (NumPy subtracts in place), 0 at NaNs
   using P = std::conditional_t<(sizeof(A) > sizeof(T)) || (is_complex_v<A> && !is_complex_v<T>), A, T>;
   using Q = decltype(red::abs2<T>(T{}));
-  Array<Q, N> sq = empty<Q, N>(a.shape);
+  // in a's memory order, as NumPy's copy of `a` (order='K') that it subtracts from in place:
+  // the sum below then adds the squares in NumPy's order, along memory
+  Array<Q, N> sq = red::empty_in_order<Q>(a);
   std::array<index_t, N> mst{};
   for (int k = 0; k < N; ++k) mst[k] = ((Mask >> k) & 1u) ? 0 : avg.strides[k];
-  index_t j = 0;
-  if constexpr (N == 0) {
-    sq.data[0] = isnan(a.data[0]) ? Q(0) : red::abs2<T>(elem_cast<T>(sc::sub<P>(elem_cast<P>(a.data[0]), elem_cast<P>(avg.data[0]))));
-  } else {
-    std::array<index_t, N> idx{};
-    const index_t total = a.size();
-    for (index_t q = 0; q < total; ++q) {
-      index_t ia = 0, im = 0;
-      for (int k = 0; k < N; ++k) {
-        ia += idx[k] * a.strides[k];
-        im += idx[k] * mst[k];
-      }
-      const T x = a.data[ia];
-      sq.data[j++] = isnan(x) ? Q(0) : red::abs2<T>(elem_cast<T>(sc::sub<P>(elem_cast<P>(x), elem_cast<P>(avg.data[im]))));
-      for (int k = N - 1; k >= 0; --k) {
-        if (++idx[k] < a.shape[k]) break;
-        idx[k] = 0;
-      }
-    }
-  }
+  red::walk_in_order<N, 3>(a.shape, {a.strides, mst, sq.strides}, [&](const std::array<index_t, 3>& o) {
+    const T x = a.data[o[0]];
+    sq.data[o[2]] = isnan(x) ? Q(0) : red::abs2<T>(elem_cast<T>(sc::sub<P>(elem_cast<P>(x), elem_cast<P>(avg.data[o[1]]))));
+  });
   auto var = red::reduce_keep<red::Sum<S>, Mask>(sq);
   Array<R, N> out = empty<R, N>(var.shape);
   for (index_t i = 0; i < var.size(); ++i) {

@@ -46,7 +46,94 @@ Array<R, N> unbatch(const Array<R, 4>& y) {
 }
 
 // ---- conv2d ---------------------------------------------------------------------------------
-template <class R, class T, int N, class TW, class B>
+// The geometry of one call, checked and resolved (padding='same' applied)
+struct ConvShape {
+  index_t n, c, h, wd, oc, icg, kh, kw, oh, ow, groups;
+  Geo g;
+};
+
+// y[n, oc, oh, ow] = conv(x, w) + bias (bias may be null); x and w contiguous in R. loops: the direct
+// sum of each output accumulated in double; paths/simd and paths/threads run the direct kernel below
+// (float accumulation, vectorised along output rows), paths/blas im2col and one GEMM per group.
+template <class R, class P>
+struct ConvKernel {
+  static void run(const R* x, const R* w, const R* bias, R* y, const ConvShape& s) {
+    const Geo& g = s.g;
+    const index_t ocg = s.oc / s.groups;
+    for (index_t b = 0; b < s.n; ++b)
+      for (index_t o = 0; o < s.oc; ++o) {
+        const index_t gi = o / ocg;
+        const acc_t<R> b0 = bias ? static_cast<acc_t<R>>(bias[o]) : acc_t<R>(0);
+        R* out = y + (b * s.oc + o) * s.oh * s.ow;
+        for (index_t i = 0; i < s.oh; ++i)
+          for (index_t j = 0; j < s.ow; ++j) {
+            acc_t<R> acc = b0;
+            for (index_t ci = 0; ci < s.icg; ++ci) {
+              const R* plane = x + (b * s.c + gi * s.icg + ci) * s.h * s.wd;
+              const R* kern = w + (o * s.icg + ci) * s.kh * s.kw;
+              for (index_t p = 0; p < s.kh; ++p) {
+                const index_t r = i * g.sh + p * g.dh - g.ph0;
+                if (r < 0 || r >= s.h) continue;
+                for (index_t q = 0; q < s.kw; ++q) {
+                  const index_t col = j * g.sw + q * g.dw - g.pw0;
+                  if (col >= 0 && col < s.wd) acc += static_cast<acc_t<R>>(plane[r * s.wd + col]) * kern[p * s.kw + q];
+                }
+              }
+            }
+            out[i * s.ow + j] = static_cast<R>(acc);
+          }
+      }
+  }
+};
+
+// the output columns j whose tap q falls inside the input row: [lo, hi)
+inline void tap_columns(const ConvShape& s, index_t q, index_t& lo, index_t& hi) {
+  const index_t off = q * s.g.dw - s.g.pw0;  // input column of output column 0
+  lo = off >= 0 ? 0 : (-off + s.g.sw - 1) / s.g.sw;
+  const index_t last = s.wd - 1 - off;  // j * sw <= last
+  hi = last < 0 ? 0 : std::min(s.ow, last / s.g.sw + 1);
+  lo = std::min(lo, hi);
+}
+
+// The direct kernel for one output plane (batch b, output channel o): the output row stays in cache
+// while every input row under it adds its taps (Axpy: out[j] += k * in[j * sw], the path's vector form).
+template <class R, class Axpy>
+void conv_plane(const R* x, const R* w, const R* bias, R* y, const ConvShape& s, index_t b, index_t o, Axpy axpy) {
+  const Geo& g = s.g;
+  const index_t gi = o / (s.oc / s.groups);
+  R* out = y + (b * s.oc + o) * s.oh * s.ow;
+  const R b0 = bias ? bias[o] : R(0);
+  for (index_t i = 0; i < s.oh; ++i) {
+    R* row = out + i * s.ow;
+    std::fill(row, row + s.ow, b0);
+    for (index_t ci = 0; ci < s.icg; ++ci) {
+      const R* plane = x + (b * s.c + gi * s.icg + ci) * s.h * s.wd;
+      const R* kern = w + (o * s.icg + ci) * s.kh * s.kw;
+      for (index_t p = 0; p < s.kh; ++p) {
+        const index_t r = i * g.sh + p * g.dh - g.ph0;
+        if (r < 0 || r >= s.h) continue;
+        for (index_t q = 0; q < s.kw; ++q) {
+          index_t lo, hi;
+          tap_columns(s, q, lo, hi);
+          if (lo < hi) axpy(row + lo, plane + r * s.wd + lo * g.sw + q * g.dw - g.pw0, kern[p * s.kw + q], hi - lo, g.sw);
+        }
+      }
+    }
+  }
+}
+
+// the scalar axpy (the threads path's inner loop when the unit has no simd path)
+struct ScalarAxpy {
+  template <class R>
+  void operator()(R* __restrict out, const R* __restrict in, R k, index_t n, index_t stride) const {
+    if (stride == 1)
+      for (index_t j = 0; j < n; ++j) out[j] += k * in[j];
+    else
+      for (index_t j = 0; j < n; ++j) out[j] += k * in[j * stride];
+  }
+};
+
+template <class R, class P = path::loops, class T, int N, class TW, class B>
 Array<R, N> conv2d(const Array<T, N>& x_, const Array<TW, 4>& w_, const B& bias, Geo g, index_t groups) {
   Array<R, 4> x = batch4<R>(x_);
   const index_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
@@ -80,31 +167,12 @@ Array<R, N> conv2d(const Array<T, N>& x_, const Array<TW, 4>& w_, const B& bias,
   const index_t oh = (hp - ekh) / g.sh + 1, ow = (wp - ekw) / g.sw + 1;
   Array<R, 4> w = la::contiguous_as<R>(w_);
   Array<R, 4> y = ep::empty<R, 4>({n, oc, oh, ow});
-  const index_t ocg = oc / groups;
-  for (index_t b = 0; b < n; ++b)
-    for (index_t o = 0; o < oc; ++o) {
-      const index_t gi = o / ocg;
-      acc_t<R> b0 = 0;
-      if constexpr (!std::is_same_v<B, None>) b0 = static_cast<acc_t<R>>(bias.data[o * bias.strides[0]]);
-      R* out = y.data + (b * oc + o) * oh * ow;
-      for (index_t i = 0; i < oh; ++i)
-        for (index_t j = 0; j < ow; ++j) {
-          acc_t<R> s = b0;
-          for (index_t ci = 0; ci < icg; ++ci) {
-            const R* plane = x.data + (b * c + gi * icg + ci) * h * wd;
-            const R* kern = w.data + (o * icg + ci) * kh * kw;
-            for (index_t p = 0; p < kh; ++p) {
-              const index_t r = i * g.sh + p * g.dh - g.ph0;
-              if (r < 0 || r >= h) continue;
-              for (index_t q = 0; q < kw; ++q) {
-                const index_t col = j * g.sw + q * g.dw - g.pw0;
-                if (col >= 0 && col < wd) s += static_cast<acc_t<R>>(plane[r * wd + col]) * kern[p * kw + q];
-              }
-            }
-          }
-          out[i * ow + j] = static_cast<R>(s);
-        }
-    }
+  Array<R, 1> bc;
+  if constexpr (!std::is_same_v<B, None>) {
+    if constexpr (B::ndim == 1) bc = la::contiguous_as<R>(bias);  // (another rank raised above)
+  }
+  const ConvShape s{n, c, h, wd, oc, icg, kh, kw, oh, ow, groups, g};
+  if (n * oc * oh * ow) ConvKernel<R, P>::run(x.data, w.data, std::is_same_v<B, None> ? nullptr : bc.data, y.data, s);
   return unbatch<N>(y);
 }
 

@@ -39,7 +39,65 @@ inline void split_dims(const std::array<index_t, N>& shape, index_t& outer, inde
   }
 }
 
-// ---- linear: x @ w.T + b (w's rows are contiguous dot operands) --------------------------------
+// ---- linear: x @ w.T + b ------------------------------------------------------------------------
+// C[n, m] = X[n, k] @ W[m, k]^T into C (contiguous, not initialised). torch stores a weight as
+// [out, in], so W is used as stored: the loops path takes dot products of W's rows, the threads and
+// blas paths specialise LinearGemm (paths/threads/torch_nn.hpp, paths/blas/torch_nn.hpp: BLAS reads
+// W through its transpose flag, no copy). Other product paths (accelerate) get W^T as one contiguous
+// copy and their own la::Gemm.
+template <class R, class P>
+struct LinearGemm {
+  static void run(const Array<R, 2>& x_, const Array<R, 2>& w_, R* C) {
+    const index_t n = x_.shape[0], k = x_.shape[1], m = w_.shape[0];
+    Array<R, 2> x = la::contiguous_as<R>(x_), w = la::contiguous_as<R>(w_);
+    if constexpr (std::is_same_v<P, path::loops>) {
+      for (index_t i = 0; i < n; ++i)
+        for (index_t j = 0; j < m; ++j) C[i * m + j] = la::dot_contig<R>(x.data + i * k, w.data + j * k, k);
+    } else {
+      Array<R, 2> wt = copy(Array<R, 2>{w.data, {k, m}, {1, k}, w.owner});
+      std::fill(C, C + n * m, R(0));
+      la::Gemm<R, P>::run(x.data, wt.data, C, n, k, m);
+    }
+  }
+};
+
+// torch's bias checks for addmm (matrices, contiguous 3-d inputs: the bias expands to [rows, out])
+// and for out.add_(bias) (everything else)
+template <int NX, int NW, class TX, class O, class B>
+void check_linear_bias(const Array<TX, NX>& x, const O& out, const B& bias, index_t rows) {
+  constexpr int NO = O::ndim, NB = B::ndim;
+  if (NW == 2 && (NX == 2 || (NX == 3 && x.contiguous()))) {
+    const std::array<index_t, 2> target{rows, out.shape[NO - 1]};
+    for (int k = 0; k < NB && NB <= 2; ++k) {  // (a bias of more dims is refused when compiling)
+      const index_t want = target[2 - NB + k], have = bias.shape[k];
+      if (have != want && have != 1)
+        raise("RuntimeError", "The expanded size of the tensor (" + std::to_string(want) +
+                                  ") must match the existing size (" + std::to_string(have) +
+                                  ") at non-singleton dimension " + std::to_string(2 - NB + k) +
+                                  ".  Target sizes: " + sizes(target, 2) + ".  Tensor sizes: " + sizes(bias));
+    }
+  } else {
+    check_broadcast<(NO > NB ? NO : NB)>(out, bias);
+    for (int k = 0; k < NB; ++k)
+      if (bias.shape[k] != 1 && out.shape[NO - NB + k] == 1)
+        raise("RuntimeError", "output with shape " + sizes(out) + " doesn't match the broadcast shape");
+  }
+}
+
+// the epilogue: one pass over the product adding a bias of one value per output column
+template <class R, class TB>
+void add_bias_rows(R* __restrict C, index_t rows, index_t m, const TB* b, index_t bs) {
+  if (bs == 1 && std::is_same_v<R, TB>) {
+    for (index_t i = 0; i < rows; ++i) {
+      R* __restrict c = C + i * m;
+      for (index_t j = 0; j < m; ++j) c[j] = static_cast<R>(c[j] + static_cast<R>(b[j]));
+    }
+    return;
+  }
+  for (index_t i = 0; i < rows; ++i)
+    for (index_t j = 0; j < m; ++j) C[i * m + j] = static_cast<R>(C[i * m + j] + static_cast<R>(b[j * bs]));
+}
+
 template <class R, class P = path::loops, class TX, int NX, class TW, int NW, class B>
 auto linear(const Array<TX, NX>& x, const Array<TW, NW>& w, const B& bias) {
   auto out = [&] {
@@ -52,20 +110,20 @@ auto linear(const Array<TX, NX>& x, const Array<TW, NW>& w, const B& bias) {
       if (k != w.shape[1])
         raise("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (" + mat(rows, k) + " and " +
                                   mat(w.shape[1], o) + ")");
-      Array<R, NX> xc = la::contiguous_as<R>(x);
-      Array<R, 2> wc = la::contiguous_as<R>(w);
       std::array<index_t, NX> shape = x.shape;
       shape[NX - 1] = o;
-      if constexpr (!std::is_same_v<P, path::loops>) {  // one GEMM: (rows, k) @ w.T, folded back to shape
-        Array<R, 2> x2{xc.data, {rows, k}, {k, 1}, xc.owner};
-        Array<R, 2> wt{wc.data, {k, o}, {1, k}, wc.owner};
-        Array<R, 2> y2 = ep::matmul<R, P>(x2, wt);
-        Array<R, NX> y{y2.data, shape, c_strides<NX>(shape), y2.owner};
-        return y;
-      }
       Array<R, NX> y = ep::empty<R, NX>(shape);
-      for (index_t i = 0; i < rows; ++i)
-        for (index_t j = 0; j < o; ++j) y.data[i * o + j] = la::dot_contig<R>(xc.data + i * k, wc.data + j * k, k);
+      Array<R, 2> w2 = la::contiguous_as<R>(w);
+      if (rows == 0 || o == 0) return y;
+      if constexpr (NX == 2 && std::is_same_v<R, TX>) {
+        if (k == 0) std::fill(y.data, y.data + rows * o, R(0));
+        else LinearGemm<R, P>::run(x, w2, y.data);  // x as it is laid out (a transposed view: no copy on BLAS)
+      } else {
+        Array<R, NX> xc = la::contiguous_as<R>(x);
+        Array<R, 2> x2{xc.data, {rows, k}, {k, 1}, xc.owner};
+        if (k == 0) std::fill(y.data, y.data + rows * o, R(0));
+        else LinearGemm<R, P>::run(x2, w2, y.data);
+      }
       return y;
     }
   }();
@@ -74,22 +132,13 @@ auto linear(const Array<TX, NX>& x, const Array<TW, NW>& w, const B& bias) {
     constexpr int NO = O::ndim, NB = B::ndim;
     index_t rows = 1;
     for (int k = 0; k < NO - 1; ++k) rows *= out.shape[k];
-    // addmm for matrices and contiguous 3-d inputs (flattened): the bias is expanded to [rows, out]
-    if (NW == 2 && (NX == 2 || (NX == 3 && x.contiguous()))) {
-      const std::array<index_t, 2> target{rows, out.shape[NO - 1]};
-      for (int k = 0; k < NB && NB <= 2; ++k) {  // (a bias of more dims is refused when compiling)
-        const index_t want = target[2 - NB + k], have = bias.shape[k];
-        if (have != want && have != 1)
-          raise("RuntimeError", "The expanded size of the tensor (" + std::to_string(want) +
-                                    ") must match the existing size (" + std::to_string(have) +
-                                    ") at non-singleton dimension " + std::to_string(2 - NB + k) +
-                                    ".  Target sizes: " + sizes(target, 2) + ".  Tensor sizes: " + sizes(bias));
+    check_linear_bias<NX, NW>(x, out, bias, rows);
+    if constexpr (NB == 1 && NO >= 1) {
+      if (out.contiguous()) {  // one value per output column: the epilogue pass
+        const index_t m = out.shape[NO - 1];
+        add_bias_rows<R>(out.data, rows, m, bias.data, bias.shape[0] == 1 && m != 1 ? 0 : bias.strides[0]);
+        return out;
       }
-    } else {  // out.add_(bias)
-      check_broadcast<(NO > NB ? NO : NB)>(out, bias);
-      for (int k = 0; k < NB; ++k)
-        if (bias.shape[k] != 1 && out.shape[NO - NB + k] == 1)
-          raise("RuntimeError", "output with shape " + sizes(out) + " doesn't match the broadcast shape");
     }
     map_into(out, [](auto y, auto b) { return static_cast<R>(y + static_cast<R>(b)); }, out, bias);
   }
@@ -97,35 +146,67 @@ auto linear(const Array<TX, NX>& x, const Array<TW, NW>& w, const B& bias) {
 }
 
 // ---- softmax / log_softmax along D ----------------------------------------------------------------
-template <class R, int D, bool Log, class T, int N>
+// The kernel runs rows [o0, o1) and lanes [i0, i1) of the (outer, len, inner) block; loops: a scalar
+// row at a time, accumulated in double. paths/simd and paths/threads specialise it.
+template <class R, bool Log, class P>
+struct SoftmaxKernel {
+  static void run(const R* x, R* y, index_t o0, index_t o1, index_t i0, index_t i1, index_t len, index_t inner) {
+    for (index_t o = o0; o < o1; ++o)
+      for (index_t i = i0; i < i1; ++i) {
+        const R* p = x + o * len * inner + i;
+        R* q = y + o * len * inner + i;
+        R m = -std::numeric_limits<R>::infinity();
+        for (index_t j = 0; j < len; ++j) m = sc::torch_max(m, p[j * inner]);
+        acc_t<R> s = 0;
+        for (index_t j = 0; j < len; ++j) {
+          const R e = std::exp(p[j * inner] - m);
+          s += e;
+          if constexpr (!Log) q[j * inner] = e;
+        }
+        if constexpr (Log) {
+          const R ls = static_cast<R>(std::log(s));
+          for (index_t j = 0; j < len; ++j) q[j * inner] = (p[j * inner] - m) - ls;
+        } else {
+          for (index_t j = 0; j < len; ++j) q[j * inner] = static_cast<R>(q[j * inner] / s);
+        }
+      }
+  }
+};
+
+template <class R, int D, bool Log, class P = path::loops, class T, int N>
 Array<R, N> softmax(const Array<T, N>& x) {
   Array<R, N> xc = la::contiguous_as<R>(x);
   Array<R, N> out = ep::empty<R, N>(x.shape);
   index_t outer, len, inner;
   split_dims<D, N>(x.shape, outer, len, inner);
-  for (index_t o = 0; o < outer; ++o)
-    for (index_t i = 0; i < inner; ++i) {
-      const R* p = xc.data + o * len * inner + i;
-      R* q = out.data + o * len * inner + i;
-      R m = -std::numeric_limits<R>::infinity();
-      for (index_t j = 0; j < len; ++j) m = sc::torch_max(m, p[j * inner]);
-      acc_t<R> s = 0;
-      for (index_t j = 0; j < len; ++j) {
-        const R e = std::exp(p[j * inner] - m);
-        s += e;
-        if constexpr (!Log) q[j * inner] = e;
-      }
-      if constexpr (Log) {
-        const R ls = static_cast<R>(std::log(s));
-        for (index_t j = 0; j < len; ++j) q[j * inner] = (p[j * inner] - m) - ls;
-      } else {
-        for (index_t j = 0; j < len; ++j) q[j * inner] = static_cast<R>(q[j * inner] / s);
-      }
-    }
+  if (outer && len && inner) SoftmaxKernel<R, Log, P>::run(xc.data, out.data, 0, outer, 0, inner, len, inner);
   return out;
 }
 
 // ---- layer_norm over the last K dims ----------------------------------------------------------------
+// Rows [r0, r1) of cols values each; w and b may be null. loops: mean and variance in double (two
+// passes); paths/simd and paths/threads specialise it.
+template <class R, class P>
+struct LayerNormKernel {
+  static void run(const R* x, R* y, index_t r0, index_t r1, index_t cols, const R* w, const R* b, double eps) {
+    for (index_t r = r0; r < r1; ++r) {
+      const R* p = x + r * cols;
+      R* q = y + r * cols;
+      double mean = 0, var = 0;
+      for (index_t j = 0; j < cols; ++j) mean += p[j];
+      mean /= static_cast<double>(cols);
+      for (index_t j = 0; j < cols; ++j) var += (p[j] - mean) * (p[j] - mean);
+      const double rstd = 1.0 / std::sqrt(var / static_cast<double>(cols) + eps);
+      for (index_t j = 0; j < cols; ++j) {
+        double v = (p[j] - mean) * rstd;
+        if (w) v *= w[j];
+        if (b) v += b[j];
+        q[j] = static_cast<R>(v);
+      }
+    }
+  }
+};
+
 template <int K, class A>
 void check_affine(const A& p, const std::array<index_t, K>& ns, const char* what) {
   if constexpr (!std::is_same_v<A, None>) {
@@ -137,7 +218,7 @@ void check_affine(const A& p, const std::array<index_t, K>& ns, const char* what
   }
 }
 
-template <class R, int K, class T, int N, class W, class B>
+template <class R, int K, class P = path::loops, class T, int N, class W, class B>
 Array<R, N> layer_norm(const Array<T, N>& x, const std::array<index_t, K>& ns, const W& w, const B& b, double eps) {
   bool ok = N >= K;
   if constexpr (N >= K)
@@ -161,20 +242,12 @@ Array<R, N> layer_norm(const Array<T, N>& x, const std::array<index_t, K>& ns, c
       else return la::contiguous_as<R>(p);
     };
     const auto wc = flat(w), bc = flat(b);
-    for (index_t r = 0; r < rows; ++r) {
-      const R* p = xc.data + r * cols;
-      R* q = out.data + r * cols;
-      double mean = 0, var = 0;
-      for (index_t j = 0; j < cols; ++j) mean += p[j];
-      mean /= static_cast<double>(cols);
-      for (index_t j = 0; j < cols; ++j) var += (p[j] - mean) * (p[j] - mean);
-      const double rstd = 1.0 / std::sqrt(var / static_cast<double>(cols) + eps);
-      for (index_t j = 0; j < cols; ++j) {
-        double y = (p[j] - mean) * rstd;
-        if constexpr (!std::is_same_v<W, None>) y *= wc.data[j];
-        if constexpr (!std::is_same_v<B, None>) y += bc.data[j];
-        q[j] = static_cast<R>(y);
-      }
+    if (rows && cols) {
+      const R* wp = nullptr;
+      const R* bp = nullptr;
+      if constexpr (!std::is_same_v<W, None>) wp = wc.data;
+      if constexpr (!std::is_same_v<B, None>) bp = bc.data;
+      LayerNormKernel<R, P>::run(xc.data, out.data, 0, rows, cols, wp, bp, eps);
     }
     return out;
   } else {

@@ -6,6 +6,8 @@
 // (imgproc_core.hpp); anything else OpenCV rejects becomes a ValueError with its message.
 #pragma once
 
+#include <cstdlib>
+
 #include "../../ops/imgproc_color.hpp"
 #include "../../ops/imgproc_core.hpp"
 #include "../../ops/imgproc_morph.hpp"
@@ -42,9 +44,33 @@ cv::Mat mat(const cvk::Img<T>& im) {
                  size_t(im.step) * sizeof(U));
 }
 
+// OpenCV's thread count: the one everypath's threads path uses (EVERYPATH_THREADS, else
+// OMP_NUM_THREADS), set once per process. OpenCV's own pool (TBB in Debian's build) reads
+// neither variable, and cv2.setNumThreads in Python sets the cv2 wheel's separate copy of
+// OpenCV, not the library we link; left alone, every call here used every core, which on a
+// loaded 2-core host made cv2.medianBlur(x, 5) 4x slower than one thread (measured), and it
+// made comparisons with a one-thread cv2 unfair. Neither variable set: OpenCV's default.
+inline void use_thread_count() {
+  static const bool applied = [] {
+    for (const char* var : {"EVERYPATH_THREADS", "OMP_NUM_THREADS"}) {
+      const char* s = std::getenv(var);
+      if (s == nullptr) continue;
+      char* end = nullptr;
+      const long v = std::strtol(s, &end, 10);
+      if (end != s && *end == 0 && v > 0) {
+        cv::setNumThreads(static_cast<int>(v > 4096 ? 4096 : v));
+        return true;
+      }
+    }
+    return false;
+  }();
+  (void)applied;
+}
+
 // Runs an OpenCV call; cv::Exception becomes a ValueError carrying OpenCV's own text.
 template <class F>
 auto guarded(F&& f) -> decltype(f()) {
+  use_thread_count();
   try {
     return f();
   } catch (const cv::Exception& e) {
