@@ -138,6 +138,8 @@ def record_type(cls: type, ann: Annotation) -> Type:
         raise CompileError.at(ann.loc, why, ("reading annotations",))
     try:
         info = classes.record_info(cls)
+    except CompileError:  # located in the class itself (base/plain_classes.py: an attribute set on some paths)
+        raise
     except Exception as exc:  # a field annotation that does not evaluate
         raise CompileError.at(ann.loc, f"cannot read the field annotations of '{cls.__qualname__}': {exc}",
                               ("reading annotations",)) from None
@@ -205,10 +207,27 @@ def to_type(ann: Annotation, obj: Any = None) -> Type | OpenArrayT:
         if ndim is None or dtype is None:
             return OpenArrayT(dtype)
         return ArrayT(dtype, ndim)
-    if isinstance(obj, types.UnionType) or origin is typing.Union:
-        raise CompileError.at(ann.loc, f"union annotation '{ann.text}' is not supported; annotate one type",
-                              ("reading annotations",))
+    if isinstance(obj, types.UnionType) or origin is typing.Union:  # `int | None`, Optional[str]: base/unions.py
+        return _union_type(ann, args)
     raise CompileError.at(ann.loc, f"unsupported annotation '{ann.text}'", ("reading annotations",))
+
+
+def _union_type(ann: Annotation, args: tuple[Any, ...]) -> Type:
+    """A union annotation: each member as annotated, kept apart (`int | float` keeps an int an int, as CPython)."""
+    from everypath.base import unions
+
+    if any(literal_values(a) is not None for a in args):  # its values are checked per call for a plain parameter
+        raise CompileError.at(ann.loc, f"Literal inside the union annotation '{ann.text}' is not supported yet; "
+                                       "annotate the Literal alone and give it a default", ("reading annotations",))
+    members = [_checked(to_type(ann, a), ann) for a in args]
+    bad = [m for m in members if not unions.member_allowed(m)]
+    if bad:
+        raise CompileError.at(ann.loc, f"union annotation '{ann.text}': a union may hold scalars, str, None, tuples, "
+                                       f"enums and records, not {bad[0]}", ("reading annotations",))
+    if len(set(members)) > unions.MAX_MEMBERS:
+        raise CompileError.at(ann.loc, f"union annotation '{ann.text}' has more than {unions.MAX_MEMBERS} members",
+                              ("reading annotations",))
+    return unions.make(members)
 
 
 def _image_mode(ann: Annotation, mode: str) -> Type:

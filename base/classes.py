@@ -27,7 +27,19 @@ def is_namedtuple_class(obj: Any) -> bool:
 
 
 def is_record_class(obj: Any) -> bool:
-    return isinstance(obj, type) and (dataclasses.is_dataclass(obj) or is_namedtuple_class(obj))
+    """A class compiled code lays out as a struct: a dataclass, a NamedTuple, or (base/plain_classes.py) a plain
+    class of the user's module or a pydantic model."""
+    from everypath.base import plain_classes
+
+    return isinstance(obj, type) and (dataclasses.is_dataclass(obj) or is_namedtuple_class(obj)
+                                      or plain_classes.is_plain_class(obj) or plain_classes.is_pydantic_model(obj))
+
+
+def is_class_record(obj: Any) -> bool:
+    """A plain class or pydantic model (base/plain_classes.py), not a dataclass or NamedTuple."""
+    from everypath.base import plain_classes
+
+    return plain_classes.is_plain_class(obj) or plain_classes.is_pydantic_model(obj)
 
 
 def where(cls: type) -> tuple[str, str]:
@@ -82,6 +94,10 @@ class RecordInfo:
 
 def record_refusal(cls: type) -> str | None:
     """Why compiled code cannot lay this class out as a struct (None: it can)."""
+    if is_class_record(cls):
+        from everypath.base.plain_classes import class_refusal
+
+        return class_refusal(cls)
     name = cls.__qualname__
     if "<locals>" in name:
         return f"record class '{name}' is defined inside a function; define it at module level"
@@ -108,6 +124,11 @@ def record_refusal(cls: type) -> str | None:
 
 def record_info(cls: type) -> RecordInfo:
     import typing
+
+    if is_class_record(cls):  # a plain class or pydantic model: the same shape (base/plain_classes.py)
+        from everypath.base.plain_classes import class_info
+
+        return class_info(cls)  # type: ignore[return-value]
 
     hints = typing.get_type_hints(cls, include_extras=True)
     if is_namedtuple_class(cls):

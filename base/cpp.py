@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
+from everypath.base.const_tables import ConstTable
 from everypath.base.types import (
-    ArrayT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type,
+    ArrayT, DictT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type,
 )
 
 
@@ -38,6 +39,10 @@ def ctype(t: Type) -> str:
         return f"ep::Dict<{ctype(t.key)}, {ctype(t.value)}>"  # variants/include/everypath/dict.hpp
     if isinstance(t, (NoneT, DTypeT)):
         return "ep::None"
+    from everypath.base.types import UnionT
+
+    if isinstance(t, UnionT):  # variants/include/everypath/union.hpp
+        return "ep::Union<" + ", ".join(ctype(m) for m in t.members) + ">"
     if isinstance(t, StrT):
         return "ep::Str"  # variants/include/everypath/str.hpp
     if isinstance(t, RangeT):
@@ -138,7 +143,23 @@ def literal(value: Any, t: Type) -> str:
         return f"int64_t({value.value if t.base == 'int' else t.names.index(value.name)}LL)"
     if isinstance(t, ArrayT):
         raise EmitError("array constants are not supported")
+    if isinstance(value, ConstTable):
+        return table_literal(value, t)
     raise EmitError(f"constant of type {t} is not supported")
+
+
+def table_literal(table: ConstTable, t: Type) -> str:
+    """A module-global table (base/const_tables.py): built once per process, on first use (a function-local
+    static: thread-safe initialisation), each read a handle to it (compiled code never changes it)."""
+    if isinstance(t, DictT):
+        kv = f"std::tuple<{ctype(t.key)}, {ctype(t.value)}>"  # type: ignore[arg-type]
+        items = ", ".join(f"{kv}{{{literal(k, t.key)}, {literal(v, t.value)}}}" for k, v in table.items)  # type: ignore[arg-type]
+        build = f"ep::make_dict<{ctype(t.key)}, {ctype(t.value)}>({{{items}}})"  # type: ignore[arg-type]
+    else:
+        elem = t.elem  # type: ignore[union-attr]
+        maker = "make_list" if isinstance(t, ListT) else "make_set"
+        build = f"ep::{maker}<{ctype(elem)}>({{{', '.join(literal(x, elem) for x in table.items)}}})"
+    return f"([]() {{ static const {ctype(t)} ep_table = {build}; return ep_table; }}())"
 
 
 def scalar_literal(value: Any, dtype: DType) -> str:

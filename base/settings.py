@@ -55,7 +55,8 @@ class Settings:
     cxx: str = "g++"
     march: str = "native"  # host builds; -march=<this>
     opt: str = "-O3"
-    boundscheck: bool = True  # out-of-range integer indices raise IndexError (off: undefined behaviour, as in C)
+    boundscheck: bool = True  # out-of-range integer indices raise IndexError and Python int results beyond int64
+    # raise OverflowError (off: undefined behaviour and wrap-around, as in C)
     keep_going: bool = False
     # implementation paths: None = every path this host can build; force = only that one
     # (where an operator has it, else loops) — for differential tests and `ops bench`

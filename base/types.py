@@ -31,6 +31,7 @@ class DType(enum.Enum):
     FLOAT64 = ("float64", "double", 10)
     COMPLEX64 = ("complex64", "std::complex<float>", 11)
     COMPLEX128 = ("complex128", "std::complex<double>", 12)
+    FLOAT16 = ("float16", "ep::half", 13)  # variants/include/everypath/half.hpp: rounds per operation as NumPy does
 
     def __init__(self, np_name: str, cpp: str, abi: int) -> None:
         self.np_name, self.cpp, self.abi = np_name, cpp, abi
@@ -292,8 +293,20 @@ class ImageT:
         return f"PIL.Image[{self.mode or '?'}]"
 
 
+@dataclass(frozen=True)
+class UnionT:
+    """A value that is one of a few kinds at run time (`best = None` then a tuple; an int on one path and a str
+    on another): ep::Union (variants/include/everypath/union.hpp), a tag and the member held. Members are
+    distinct, not unions, sorted canonically (base/unions.py builds them; lowering/unions.py types their use)."""
+
+    members: tuple["Type", ...]
+
+    def __str__(self) -> str:
+        return " | ".join(map(str, self.members))
+
+
 Type = Union[ScalarT, ArrayT, TupleT, ListT, DictT, SetT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT,
-             MaybeWeakT, EnumT, RecordT, GenT, ImageT]
+             MaybeWeakT, EnumT, RecordT, GenT, ImageT, UnionT]
 CHANNEL_MODES = frozenset({None, "LA", "RGB", "RGBA"})  # Image.fromarray of (H, W, 2|3|4) uint8 (tests check PIL)
 
 INT = ScalarT(DType.INT64, weak=True)

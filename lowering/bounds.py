@@ -3,9 +3,15 @@
 
 `a[i - 1, j + 1]` inside `for i in range(1, h)` can never see a negative index, so the
 element access needs no `i < 0 ? i + n : i` per index (which also blocks vectorisation).
-Conservative: a value has a known lower bound only when it is a non-negative constant, a
-length or shape, a loop variable bound only by `for` over a range with a constant positive
-step and a bounded start, or +, *, // and % of such values (and `x - c` for constant c).
+Conservative: a value has a known lower bound only when it is a constant, a length or shape,
+a loop variable bound by `for` over a range with a constant positive step and a bounded start,
++, *, // and % of such values (and `x - c` for constant c, `y - x` where `x <= y + d` was just
+tested), or a variable every assignment of which stores such a value. Variables that feed each
+other (`lo = mid + 1`, `mid = (lo + hi) // 2`) get their bounds from an optimistic fixpoint: each
+starts as "any bound holds", every round recomputes all of them from the last round's, and the
+facts are kept only once a round reproduces the previous one exactly (an inductive invariant:
+every assignment keeps it, given that it held before). A variable still changing after a few
+rounds (`j -= 1` lowers its bound each round) is widened to "unknown" and the rounds go on.
 
 `never_negative` answers the same question for float and int values alike (a square, a sum
 of squares, abs, an unsigned element): `math.sqrt(gx * gx + gy * gy)` then needs no domain
@@ -18,11 +24,17 @@ from typing import TYPE_CHECKING, Any
 from everypath.lowering.guard_facts import GuardFacts
 from everypath.lowering.infer import TypedFunction
 from everypath.base.types import ScalarT
-from everypath.lowering.shape_bounds import dtype_min
+from everypath.lowering.shape_bounds import _tuple_item, dtype_min
 from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
     from everypath.lowering.shape_bounds import ShapeBounds
+
+
+# the optimistic start of the fixpoint: a bound above every real one (arithmetic on it stays above any
+# value a variable can hold, so a result this large only means "no definition has been seen yet")
+_TOP = 2**80
+_ROUNDS = 8  # rounds per widening step of the variables' fixpoint
 
 
 def _names(pattern: Any) -> list[str]:
@@ -39,10 +51,7 @@ class LowerBounds:
         self.var_lb: dict[str, int | None] = {}
         self._shapes: "ShapeBounds | None" = None  # upper bounds, built on first use (lowering/shape_bounds.py)
         self.guards = GuardFacts(lambda c: spec.op_keys.get(c, c.target if isinstance(c.target, str) else ""))
-        self._loop_vars()
-
-    def _loop_vars(self) -> None:
-        """Variables whose every definition is a `for` over a non-negative range."""
+        self._guarded: dict[Node, tuple[int | None, frozenset[int]]] = {}  # a read's tested facts (every round asks)
         defs: dict[str, list[Node]] = {}
         for n in self.spec.fn.body.walk():
             if n.op is Opcode.STORE:
@@ -51,15 +60,44 @@ class LowerBounds:
                 for name in _names(n.target):
                     defs.setdefault(name, []).append(n)
         self.defs = defs
-        pending = {name: ds for name, ds in defs.items() if all(d.op is Opcode.FOR and self._counter(d, name) for d in ds)}
-        for name in pending:
-            self.var_lb[name] = None
-        for _ in range(3):  # a range start may itself be another loop variable
-            for name, ds in pending.items():
-                bounds = [self._range_lb(d.args[0]) if isinstance(d.target, str) else self._enumerate_lb(d.args[0])
-                          for d in ds]
-                self.var_lb[name] = None if any(b is None for b in bounds) else min(bounds)  # type: ignore[type-var]
-            self.memo.clear()
+        self._fix_vars()
+
+    def _fix_vars(self) -> None:
+        """Every integer variable's lower bound: the smallest over its assignments, to a fixpoint."""
+        names = [name for name in self.defs if self._int_var(name)]
+        self.var_lb = {name: _TOP for name in names}
+        widened: set[str] = set()
+        while True:
+            for _ in range(_ROUNDS):
+                self.memo.clear()
+                new = {name: None if name in widened else self._var_lb(name) for name in names}
+                if new == self.var_lb:
+                    break
+                changed = {name for name in names if new[name] != self.var_lb[name]}
+                self.var_lb = new
+            else:
+                widened |= changed  # still moving: no bound for these, and the others are recomputed
+                continue
+            break
+        self.memo.clear()
+        # a bound still at _TOP: no assignment stores a known value first (such a variable is never read)
+        self.var_lb = {k: (None if v is not None and v >= _TOP // 2 else v) for k, v in self.var_lb.items()}
+        self.memo.clear()
+
+    def _int_var(self, name: str) -> bool:
+        t = self.spec.var_types.get(name)
+        return isinstance(t, ScalarT) and (t.dtype.is_integer or t.dtype.is_bool)
+
+    def _var_lb(self, name: str) -> int | None:
+        lbs = [self._def_lb(name, d) for d in self.defs[name]]
+        return None if None in lbs else min(lbs)  # type: ignore[type-var]
+
+    def _def_lb(self, name: str, d: Node) -> int | None:
+        if d.op is Opcode.STORE:
+            return self.lower_bound(d.args[0])
+        if not self._counter(d, name):
+            return None  # the value of `for x in xs` (or a tuple unpacked from it)
+        return self._range_lb(d.args[0]) if isinstance(d.target, str) else self._enumerate_lb(d.args[0])
 
     @staticmethod
     def _counter(d: Node, name: str) -> bool:
@@ -108,10 +146,11 @@ class LowerBounds:
             return None
         if n.op is Opcode.CONST and isinstance(n.target, int):
             return n.target
+        item = _tuple_item(n)
+        if item is not None:  # `lo, hi = 0, len(a)`
+            return self.lower_bound(item)
         if n.op is Opcode.LOAD:
-            flow = self._load_lb(n)
-            guarded = self.guards.lower_bound(n)  # `j >= 0` tested just before this read (lowering/guard_facts.py)
-            return flow if guarded is None else guarded if flow is None else max(flow, guarded)
+            return self._load_lb(n)
         if n.op is Opcode.GETITEM and n.args[0].op is Opcode.GETATTR and n.args[0].target == "shape":
             return 0
         if n.op is Opcode.CALL:
@@ -123,48 +162,79 @@ class LowerBounds:
                 return args[0] + args[1]  # type: ignore[operator]
             if key in ("operator.mul", "operator.imul") and None not in args and min(args) >= 0:  # type: ignore[type-var]
                 return args[0] * args[1]  # type: ignore[operator]
-            if key in ("operator.sub", "operator.isub") and args[0] is not None:
+            if key in ("operator.sub", "operator.isub"):
                 c = n.args[1]
-                if c.op is Opcode.CONST and isinstance(c.target, int):
+                if c.op is Opcode.CONST and isinstance(c.target, int) and args[0] is not None:
                     return args[0] - c.target
-            if key in ("operator.floordiv", "operator.mod") and args[0] is not None and args[0] >= 0:
-                c = n.args[1]
-                if c.op is Opcode.CONST and isinstance(c.target, int) and c.target > 0:
-                    return 0
+                x, y = n.args[1], n.args[0]
+                if x.op is Opcode.LOAD and y.op is Opcode.LOAD:  # y - x where `x <= y + d` was just tested
+                    d = self.guards.relation(n, x.target, y.target)
+                    if d is not None:
+                        return -d
+            c = n.args[1] if len(n.args) == 2 else None
+            positive = c is not None and c.op is Opcode.CONST and type(c.target) is int and c.target > 0
+            if key in ("operator.floordiv", "operator.ifloordiv", "operator.rshift", "operator.irshift") and positive:
+                assert c is not None
+                half = c.target == (2 if "floordiv" in key else 1)
+                mid = self._midpoint(n.args[0]) if half else None
+                if args[0] is None:
+                    return mid
+                low = args[0] // c.target if "floordiv" in key else args[0] >> c.target  # both are monotone
+                return low if mid is None else max(low, mid)
+            if key in ("operator.mod", "operator.imod") and positive and args[0] is not None and args[0] >= 0:
+                return 0
             if key == "operator.mod" and args[1] is not None and args[1] >= 0:
                 return 0  # Python's a % m is in [0, m) for m > 0 (m == 0 raises)
             if key == "builtins.int" and args and args[0] is not None:
                 return args[0]
         return None
 
-    def _load_lb(self, n: Node) -> int | None:
-        if n.target in self.var_lb:
-            return self.var_lb[n.target]
-        ds = self.defs.get(n.target, [])
-        if not ds or any(d.op is not Opcode.STORE for d in ds):
+    def _midpoint(self, s: Node) -> int | None:
+        """A lower bound of `s // 2` for s = `x + y` with `x <= y + d` tested just before (`while lo <= hi:`):
+        `x + y >= 2 * x - d`, so the half is at least `x + (-d) // 2` (the midpoint is never below lo)."""
+        if not (s.op is Opcode.CALL and self.spec.op_keys.get(s, s.target) in ("operator.add", "operator.iadd")
+                and len(s.args) == 2):
             return None
-        lbs = [self.lower_bound(d.args[0]) for d in ds]  # every assignment's value (cycles: unknown)
-        return None if None in lbs else min(lbs)  # type: ignore[type-var]
+        best: int | None = None
+        for x, y in (s.args, s.args[::-1]):
+            if x.op is Opcode.LOAD and y.op is Opcode.LOAD and x.target != y.target:
+                d = self.guards.relation(s, x.target, y.target)
+                lx = self.lower_bound(x) if d is not None else None
+                if lx is not None and d is not None:
+                    best = lx + (-d) // 2 if best is None else max(best, lx + (-d) // 2)
+        return best
+
+    def _load_lb(self, n: Node) -> int | None:
+        flow = self.var_lb.get(n.target)
+        if n not in self._guarded:
+            # `j >= 0` tested just before this read (lowering/guard_facts.py); `if n == 0: return`: n != 0
+            self._guarded[n] = (self.guards.lower_bound(n), self.guards.excluded(n))
+        guarded, out = self._guarded[n]
+        lb = flow if guarded is None else guarded if flow is None else max(flow, guarded)
+        if lb is not None and lb < _TOP // 2:
+            while lb in out:  # n >= 0 and n != 0: n >= 1
+                lb += 1
+        return lb
 
     def non_negative(self, n: Node) -> bool:
         lb = self.lower_bound(n)
         return lb is not None and lb >= 0
 
-    def in_range(self, idx: Node, array: Node, axis: int) -> bool:
-        """0 <= idx < array.shape[axis] wherever the access runs: no bounds check needed."""
+    def shapes(self) -> "ShapeBounds":
+        """The upper bounds relative to shapes (lowering/shape_bounds.py), built on first use."""
         if self._shapes is None:
             from everypath.lowering.shape_bounds import ShapeBounds
 
             self._shapes = ShapeBounds(self)
+        return self._shapes
+
+    def in_range(self, idx: Node, array: Node, axis: int) -> bool:
+        """0 <= idx < array.shape[axis] wherever the access runs: no bounds check needed."""
         return self.non_negative(idx) and self.below(idx, array, axis)
 
     def below(self, idx: Node, array: Node, axis: int) -> bool:
         """idx < array.shape[axis] wherever the access runs (its sign may be unknown)."""
-        if self._shapes is None:
-            from everypath.lowering.shape_bounds import ShapeBounds
-
-            self._shapes = ShapeBounds(self)
-        return self._shapes.below_shape(idx, array, axis)
+        return self.shapes().below_shape(idx, array, axis)
 
     # ---- signs of any real scalar (not only integers) -------------------------------
     def never_negative(self, n: Node) -> bool:

@@ -24,6 +24,8 @@ from everypath.lowering._dispatch import Dispatcher as _Dispatcher  # light: pla
 from everypath.lowering._dispatch import enable_vectorcall as _enable_vectorcall
 from everypath.lowering.calls import Bound, entries, fast_key, with_hidden
 from everypath.tracer.globals import ABSENT as _ABSENT  # light: no compiler import
+from everypath.tracer.globals import same_items as _same_items
+from everypath.tracer.globals import table_items as _table_items
 
 KNOWN_OPTIONS = ("tag", "description", "metadata", "targets", "sandbox", "settings", "boundscheck")
 
@@ -66,16 +68,18 @@ class CompiledFunction(_Dispatcher):
         self._module: Any = None
         self._lock = threading.Lock()  # every change of the builds, guards and what C may call
         self._open: bool | None = None
-        # module globals the builds read: (namespace, name, object) checked on every call (tracer.globals)
-        self._guards: tuple[tuple[dict[str, Any], str, Any], ...] = ()
+        # module globals the builds read: (namespace, name, object, a mutable table's items or None) checked on
+        # every call (tracer.globals)
+        self._guards: tuple[tuple[dict[str, Any], str, Any, tuple[Any, ...] | None], ...] = ()
         self._reads: dict[tuple[int, str], Any] = {}
 
     def _call_slow(self, *args: Any, **kwargs: Any) -> Any:
         """A call the C entry did not make: nothing built yet, a guard failed, or no build it knows
         takes these arguments (new types for an open signature; keywords there)."""
         native = self._native
-        for ns, name, obj in self._guards:
-            if ns.get(name, _ABSENT) is not obj:  # re-bound since the build: same value, or recompile
+        for ns, name, obj, items in self._guards:
+            if ns.get(name, _ABSENT) is not obj or (items is not None and not _same_items(obj, items)):
+                # re-bound or a table changed in place since the build: same value, or recompile
                 self._revalidate()
                 native = self._native
                 break
@@ -107,7 +111,7 @@ class CompiledFunction(_Dispatcher):
     def _add_guards(self, reads: Any) -> None:
         for r in reads:
             self._reads[(id(r.namespace), r.name)] = r
-        self._guards = tuple((r.namespace, r.name, r.obj) for r in self._reads.values())
+        self._guards = tuple((r.namespace, r.name, r.obj, _table_items(r.obj, r.digest)) for r in self._reads.values())
 
     def __get__(self, obj: Any, objtype: Any = None) -> Any:  # behave like a plain function on classes
         return self if obj is None else functools.partial(self, obj)

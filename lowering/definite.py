@@ -80,6 +80,15 @@ def analyse(body: Block, params: frozenset[str], locals_: frozenset[str],
             return None
         if op in (Opcode.CONTINUE, Opcode.RETURN, Opcode.RAISE):
             return None
+        if op is Opcode.TRY:  # tracer/exceptions.py: a handler or the finally may start before any store inside
+            body, orelse, final, *handlers = n.blocks
+            done = block(orelse, block(body, d, loops), loops)
+            for h in handlers:
+                done = _meet(done, block(h, d, loops))
+            if not final.nodes:
+                return done
+            end = block(final, d, loops)  # what the body and handlers stored may be missing here
+            return None if done is None or end is None else done | end
         for sub in n.blocks:  # any other structured node: conservatively, its body may not run
             block(sub, d, loops)
         return d

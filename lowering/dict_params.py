@@ -15,7 +15,7 @@ from everypath.tracer.ir import FunctionRef, Node, Opcode
 _READ_METHODS = frozenset({"method.get", "method.keys", "method.values", "method.items", "method.copy"})
 _READ_CALLS = frozenset({
     "operator.contains", "operator.not_contains", "operator.eq", "operator.ne", "operator.not_", "builtins.len",
-    "builtins.bool", "builtins.sorted", "builtins.list", "builtins.dict",
+    "builtins.bool", "builtins.sorted", "builtins.list", "builtins.dict", "builtins.max", "builtins.min",
 })
 
 
@@ -65,6 +65,12 @@ def check_readonly(spec: TypedFunction, name: str, seen: set[tuple[int, str]] | 
             return CompileError.at(node.loc, f"parameter '{name}' is a dict given by the caller: rebinding it is "
                                    "not supported; use another name", (f"checking {spec.fn.qualname}",))
         if node.op is Opcode.CLOSURE and name in getattr(node.target, "freevars", ()):
+            if spec.closures.get(node):  # a nested function that only reads it (key=lambda k: d[k]) is fine
+                errs = (check_readonly(c, name, seen) for c in spec.closures[node])
+                err = next((e for e in errs if e is not None), None)
+                if err is None:
+                    continue
+                return err
             return CompileError.at(node.loc, f"parameter '{name}' is a dict given by the caller: using it in a nested "
                                    f"function is not supported; work on a copy: mine = dict({name})",
                                    (f"checking {spec.fn.qualname}",))

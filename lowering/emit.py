@@ -15,8 +15,10 @@ import numpy as np
 
 from everypath.base.errors import CompileError, internal_error
 from everypath.lowering.bounds import LowerBounds
+from everypath.lowering import pyint_checks
+from everypath.lowering.int_ranges import IntRanges
 from everypath.base.cpp import EmitError, c_string, cast, ctype, literal, string_literal
-from everypath.lowering import generators
+from everypath.lowering import exceptions, generators
 from everypath.lowering.definite import Unbound, analyse
 from everypath.lowering.emit_values import (
     ITERATOR_KEYS, attribute, call, getitem, is_elementwise, is_fusable_reduction, is_inplace_array,
@@ -27,6 +29,8 @@ from everypath.base.types import (
     INT, ArrayT, DictT, DType, DTypeT, EnumT, FuncT, GenT, SetT, IterT, ListT, MaybeWeakT, NoneT, RangeT, ScalarT, StrT, TupleT, Type, element_type,
 )
 from everypath.tracer.ir import Block, Node, Opcode
+from everypath.base.types import UnionT
+from everypath.lowering import unions
 
 if TYPE_CHECKING:
     from everypath.lowering.dispatch import PathPolicy
@@ -66,6 +70,7 @@ class FunctionEmitter:
         self.masked: dict[Node, "MaskedUpdate"] = {}  # a[m] = f(a[m]) done in place
         self._plan_masked()
         self.bounds = LowerBounds(spec)
+        self.int_ranges = IntRanges(self.bounds)  # which Python int operations need overflow checks
         self.unbound = Unbound()  # filled by function_body
 
     # ---- small helpers -------------------------------------------------
@@ -268,6 +273,7 @@ class FunctionEmitter:
             self.exprs[n] = "a_" + n.target
             return
         if op is Opcode.CONST:
+            pyint_checks.check_constant(self, n)  # `2 ** 70`: a located error, not a wrapped literal
             self.exprs[n] = literal(n.target, self.ty(n))
             return
         if op is Opcode.CLOSURE:
@@ -284,6 +290,9 @@ class FunctionEmitter:
             if isinstance(vart, MaybeWeakT):
                 self.mark(n)
                 self.exprs[n] = self._materialize(n, self._load_maybe_weak(n.target, vart))
+            elif isinstance(vart, UnionT) and t != vart:  # narrowed, or an Optional read as its value
+                self.mark(n)
+                self.exprs[n] = self._materialize(n, unions.load(self, n, vart, name))
             elif isinstance(t, FuncT) and len(t.members) > 1:
                 self.exprs[n] = self._materialize(n, name)  # the tag of the chosen closure
             elif isinstance(t, (FuncT,)):
@@ -369,6 +378,11 @@ class FunctionEmitter:
         if op is Opcode.FOR:
             self.emit_for(n)
             return
+        if op is Opcode.TRY:  # try/except/else/finally: lowering/exceptions.py
+            exceptions.emit_try(self, n)
+            return
+        if op in exceptions.JUMPS and exceptions.emit_jump(self, n):  # leaving through a finally
+            return
         if op is Opcode.BREAK:
             self.line("break;")
             return
@@ -382,13 +396,16 @@ class FunctionEmitter:
             rt = self.spec.return_type
             self.line(f"return {self._convert(self.value(n.args[0]), self.ty(n.args[0]), rt)};")
             return
+        if op is Opcode.RAISE and n.target == exceptions.RERAISE:
+            exceptions.emit_reraise(self, n)
+            return
         if op is Opcode.RAISE:
             msg = self._message(n)
             self.line(f'ep::raise("{n.target}", {msg});')
             return
         # value-producing nodes: CALL, GETATTR, GETITEM
         if op is Opcode.CALL:
-            expr = call(self, n)
+            expr = unions.is_none(self, n) or call(self, n)  # `x is None` of a union: its tag
         elif op is Opcode.GETATTR:
             expr = attribute(self, n)
         elif op is Opcode.GETITEM:
@@ -488,6 +505,11 @@ class FunctionEmitter:
         return message(self.value(a), self.ty(a))
 
     def _convert(self, expr: str, src: Type | None, dst: Type | None) -> str:
+        if src is not None and dst is not None and unions.involved(src, dst):  # lowering/unions.py
+            return unions.convert(self, expr, src, dst)
+        return self.plain_convert(expr, src, dst)
+
+    def plain_convert(self, expr: str, src: Type | None, dst: Type | None) -> str:
         if dst is None or src == dst or not isinstance(dst, (ScalarT, TupleT)):
             return expr
         if isinstance(dst, ScalarT) and isinstance(src, ScalarT):
@@ -505,6 +527,8 @@ class FunctionEmitter:
             return "false"
         if isinstance(t, TupleT):
             return "true" if t.items else "false"
+        if isinstance(t, UnionT):
+            return unions.truth(v, t)
         raise EmitError(f"cannot test the truth value of {t}")
 
     def nested(self, b: Block) -> None:

@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from everypath.lowering import pil_images, records
+from everypath.lowering import classes, key_calls, pil_images, pyint_checks, records
+from everypath.lowering import type_tests, union_dispatch, unions
+from everypath.tracer.classinfo import is_isinstance
 from everypath.base.cpp import EmitError, cast, ctype, literal
 from everypath.lowering.indexing import IndexKind, plan_array_index
-from everypath.base.types import ArrayT, DictT, DType, DTypeT, ListT, ScalarT, StrT, TupleT, Type
+from everypath.base.types import ArrayT, DictT, DType, DTypeT, ListT, ScalarT, StrT, TupleT, Type, UnionT
 from everypath.tracer.ir import FunctionRef, Node, Opcode
 from everypath.variants.ops.elementwise import loop_dtypes
 from everypath.variants.registry import LowerSite, lookup_operator
@@ -81,6 +83,10 @@ def scalar_op(fe: "FunctionEmitter", n: Node, operands: list[tuple[str, ScalarT]
             return f"({cast(c, ct, DType.BOOL)} ? {cast(a, at, result.dtype)} : {cast(b, bt, result.dtype)})"
         args = ", ".join(cast(e, t, result.dtype) for e, t in operands)
         return f"ep::sc::{uf.cpp}<{result.dtype.cpp}>({args})"
+    if all(t.weak for t in types):  # Python ints: OverflowError where the result may leave int64
+        checked = pyint_checks.checked_op(fe, n, key, operands, result)
+        if checked is not None:
+            return checked
     if key.startswith("operator.") and all(t.weak for t in types):
         base = key.split(".")[1]
         name = base[1:] if base.startswith("i") and base not in ("invert", "is_", "is_not") else base
@@ -387,10 +393,19 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
 # ---- calls --------------------------------------------------------------
 def call(fe: "FunctionEmitter", n: Node) -> str:
     target = n.target
+    mine = union_dispatch.emit_call(fe, n, call)  # operands that may hold several kinds: lowering/union_dispatch.py
+    if mine is not None:
+        return mine
+    mine = classes.emit_call(fe, n)  # plain classes: __init__, methods, comparisons (lowering/classes.py)
+    if mine is not None:
+        return mine
     mine = records.emit_call(fe, n)  # record construction and fields stored, enum comparisons
     if mine is not None:
         return mine
     mine = pil_images.emit_call(fe, n)  # Image.fromarray, np.asarray(img): lowering/pil_images.py
+    if mine is not None:
+        return mine
+    mine = key_calls.emit_call(fe, n)  # sorted/max/min/list.sort with key=: lowering/key_calls.py
     if mine is not None:
         return mine
     if target == "ep.call" and len(fe.spec.choices.get(n, ())) > 1:
@@ -407,6 +422,16 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
         callee = fe.spec.callees[n]
         args = list(n.args[1:]) if target == "ep.call" else list(n.args)
         return f"{callee.symbol}({', '.join(fe.bound_args(callee, args, n.kwargs))})"
+    if is_isinstance(target):  # isinstance(x, C): lowering/type_tests.py
+        return type_tests.emit_call(fe, n)
+    if target in ("ep.match_seq", "ep.match_class", "ep.match_is"):  # match patterns: lowering/match.py
+        from everypath.lowering.match import emit_call as match_call
+
+        return match_call(fe, n)
+    if target == "ep.caught":  # str(e) in an except clause: lowering/exceptions.py
+        from everypath.lowering.exceptions import emit_caught
+
+        return emit_caught(fe, n)
     if target == "ep.tuple":
         return "std::make_tuple(" + ", ".join(fe.value(a) for a in n.args) + ")"
     if target == "ep.list":
@@ -415,7 +440,8 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
             return "std::make_tuple(" + ", ".join(fe.value(a) for a in n.args) + ")"
         if not n.args:
             t = fe.list_type_for(n)
-        items = ", ".join(fe.value(a) for a in n.args)
+        items = ", ".join(fe.value(a) if not isinstance(t.elem, UnionT)  # type: ignore[union-attr]
+                          else unions.convert(fe, fe.value(a), fe.ty(a), t.elem) for a in n.args)  # type: ignore[union-attr]
         return f"ep::make_list<{ctype(t.elem)}>({{{items}}})" if n.args else f"{ctype(t)}{{}}"  # type: ignore[union-attr]
     if target == "ep.dict":  # {k: v, ...}: the type of the variable it is stored in (an empty one learns it there)
         t = fe.dict_type_for(n)
@@ -509,6 +535,9 @@ def attribute(fe: "FunctionEmitter", n: Node) -> str:
     from everypath.variants.attributes import attribute_lower
 
     base = n.args[0]
+    mine = classes.emit_attribute(fe, n)  # a property's getter, a class constant (lowering/classes.py)
+    if mine is not None:
+        return mine
     mine = records.emit_attribute(fe.spec.type_of(base), fe.value(base), n.target, fe.ty(n))  # r.x, member.value
     if mine is not None:
         return mine

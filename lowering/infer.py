@@ -14,6 +14,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from everypath.base.const_tables import ConstTable
 from everypath.base.errors import CompileError, CompileErrors, internal_error
 from everypath.lowering.indexing import index_type
 from everypath.base.types import (
@@ -22,9 +23,15 @@ from everypath.base.types import (
     Type, element_type, join, join_var,
     like_tensor, INT, RangeT,
 )
+from everypath.base.types import UnionT
+from everypath.lowering import unions
+from everypath.lowering import type_tests
+from everypath.lowering import union_dispatch
+from everypath.tracer.classinfo import is_isinstance
 from everypath.tracer.ir import Function, FunctionRef, Node, Opcode
 from everypath.lowering import generators
-from everypath.lowering import pil_images, records
+from everypath.lowering import half_ops
+from everypath.lowering import classes, key_calls, pil_images, records
 from everypath.lowering.weak_locals import check_union_reads
 from everypath.variants.ops import dicts, lists, sets
 from everypath.variants.ops.strings import OVERLOADED as STR_OVERLOADED
@@ -47,6 +54,7 @@ class TypedFunction:
     choices: dict[Node, list["TypedFunction"]] = field(default_factory=dict)  # ep.call -> closure per choice tag
     parent: "TypedFunction | None" = None
     demoted: set[str] = field(default_factory=set)  # locals read where Python vs NumPy scalar would differ
+    dispatch: dict[Node, Any] = field(default_factory=dict)  # call on union operands -> union_dispatch.Plan
 
     def type_of(self, node: Node) -> Type:
         t = self.types.get(node)
@@ -129,10 +137,12 @@ class ProgramTyper:
                              "compiled code keeps one type per value; use it as a condition only, or give both "
                              "operands one type (e.g. bool(x))", spec)
             return
-        if new is None:
-            self.error(node, f"variable '{name.split('$')[0]}' holds {cur} elsewhere but {t} here; "
-                             "a variable must keep one kind of value (arrays keep their rank)", spec)
-            return
+        if new is None:  # values of different kinds: a tagged union (lowering/unions.py), or a located refusal
+            try:
+                new = unions.join_values(cur, t, f"variable '{name.split('$')[0]}'")
+            except TypingError as exc:
+                self.error(node, str(exc), spec)
+                return
         spec.var_types[name] = new
 
     def _block(self, spec: TypedFunction, nodes: list[Node]) -> None:
@@ -178,6 +188,8 @@ class ProgramTyper:
                     t = t.demoted()
             if isinstance(t, MaybeWeakT):
                 return t.strong_t  # the reads the typer keeps convert a Python value as NumPy would
+            if isinstance(t, UnionT):  # the members its tests leave, or the one an Optional is used as
+                return unions.load_type(spec, n, t)
             if t is None and self.final and n.target in spec.fn.locals and n.target not in spec.fn.freevars:
                 raise TypingError(f"local variable '{n.target.split('$')[0]}' is read here but every store to it "
                                   "is unreachable (CPython raises UnboundLocalError)")
@@ -189,6 +201,10 @@ class ProgramTyper:
             from everypath.variants.attributes import attribute_type
 
             base = ty(n.args[0])
+            if classes.is_class(base):  # b.area (a property), b.SCALE (a class constant): lowering/classes.py
+                mine = classes.attribute_type(self, spec, n, base)  # type: ignore[arg-type]
+                if mine is not classes.NOT_MINE:
+                    return mine
             if isinstance(base, (EnumT, RecordT)):  # Color.RED.value, r.x: lowering/records.py
                 return records.attribute_type(base, n.target)
             if isinstance(base, ImageT):  # img.size, img.mode: lowering/pil_images.py
@@ -244,17 +260,17 @@ class ProgramTyper:
         if op is Opcode.RETURN:
             t = ty(n.args[0])
             if t is not None:
-                new = join(spec.return_type, t)
-                if new is None:
-                    self.error(n, f"returns {t} here but {spec.return_type} elsewhere; "
-                                  "all returns must agree in kind, dtype and rank", spec)
-                else:
-                    spec.return_type = new
+                # each path's own kind (`return 0` beside `return x / 2`), else one joined type: lowering/unions.py
+                spec.return_type = unions.join_result(spec.return_type, t)
             return None
         if op is Opcode.RAISE:
             for a in n.args:
                 if ty(a) is not None and not isinstance(ty(a), (StrT, ScalarT)):
                     raise TypingError("exception messages must be strings")
+            return None
+        if op is Opcode.TRY:  # try/except/else/finally (tracer/exceptions.py): every block may run
+            for b in n.blocks:
+                self._block(spec, b.nodes)
             return None
         if op is Opcode.CLOSURE:
             spec.closures.setdefault(n, [])
@@ -286,8 +302,18 @@ class ProgramTyper:
             return generators.type_call(self, spec, n, arg_types)  # type: ignore[arg-type]
         if any(isinstance(t, GenT) for t in (*arg_types, *kw_types.values())):
             raise TypingError(generators.consumer_error(target))
+        if union_dispatch.dispatched(target, arg_types):  # a switch over the tag: lowering/union_dispatch.py
+            return union_dispatch.type_call(spec, n, lambda: self._call(spec, n))
+        spec.dispatch.pop(n, None)
+        unions.check_operands(target, arg_types, n)  # type: ignore[arg-type]
         if isinstance(target, FunctionRef):
             return self._call_user(spec, n, self.functions[target], arg_types, kw_types)  # type: ignore[arg-type]
+        if key_calls.keyed(n):  # sorted/max/min/list.sort with key=: lowering/key_calls.py
+            return key_calls.type_call(n, arg_types, kw_types,  # type: ignore[arg-type]
+                                       lambda f, item: self._call_closure(spec, n, f, [item]))
+        mine = classes.call_type(self, spec, n, arg_types, kw_types)  # type: ignore[arg-type]  # plain classes
+        if mine is not classes.NOT_MINE:
+            return mine
         mine = records.call_type(n, arg_types, kw_types)  # type: ignore[arg-type]  # enums, records
         if mine is not records.NOT_MINE:
             return mine
@@ -312,6 +338,12 @@ class ProgramTyper:
                     raise TypingError(f"the closures this call may reach return different kinds of values ({r})")
             spec.choices[n] = choices
             return result
+        if target == "ep.caught":  # str(e) of a caught exception (tracer/exceptions.py)
+            return StrT()
+        if target in ("ep.match_seq", "ep.match_class", "ep.match_is"):  # match patterns: lowering/match.py
+            return BOOL
+        if is_isinstance(target):  # isinstance(x, C): lowering/type_tests.py
+            return type_tests.type_call(arg_types[0], target)  # type: ignore[arg-type]
         if target == "ep.truth":  # an and/or operand in a condition: its truth (tracer/frontend.py `test`)
             if isinstance(arg_types[0], ArrayT):
                 raise TypingError("the truth value of an array is ambiguous; use .any() or .all()")
@@ -321,7 +353,8 @@ class ProgramTyper:
         if target == "ep.list":
             elem = None
             for t in arg_types:
-                elem = join(elem, t)
+                # [1, "a", None]: a list of a union when the items share no one type (lowering/unions.py)
+                elem = join(elem, t) or unions.union_items(elem, t)
                 if elem is None:
                     if all(isinstance(a, ArrayT) for a in arg_types):  # [a_f64, b_i64] for np.concatenate:
                         return TupleT(tuple(arg_types))  # type: ignore[arg-type]  # a fixed sequence, as a tuple
@@ -385,12 +418,21 @@ class ProgramTyper:
         arg_types = [records.as_int(t) for t in arg_types]  # an IntEnum member computes as its int value
         key, site = resolve_site(n, arg_types, kw_types)  # type: ignore[arg-type]
         spec.op_keys[n] = key
-        return lookup_operator(key).infer(site)
+        op = lookup_operator(key)
+        return half_ops.check(op, site, op.infer(site))  # float16 only where it is written for it
 
     def _refine(self, spec: TypedFunction, base: Node, t: DictT, n: Node) -> None:
         """A store into a dict held by a local: the local's type learns the key and value types."""
         if base.op is Opcode.LOAD:
             self._store(spec, base.target, t, n)
+
+    def _call_closure(self, spec: TypedFunction, n: Node, f: FuncT, arg_types: list[Type]) -> Type | None:
+        """A call at n of the one closure f stands for (a key= function), recorded as n's callee."""
+        closure = _closure_for(spec, f)
+        if closure is None:
+            raise TypingError(f"calling a value of type {f} is not supported")
+        fn_node, owner = closure
+        return self._call_user(spec, n, fn_node.target, arg_types, {}, closure_owner=(owner, fn_node))
 
     def _call_user(self, spec: TypedFunction, n: Node, fn: Function, arg_types: list[Type],
                    kw_types: dict[str, Type], closure_owner: tuple[TypedFunction, Node] | None = None) -> Type | None:
@@ -426,7 +468,7 @@ def static_truth(spec: TypedFunction, cond: Node) -> bool | None:
         return bool(cond.target)
     if cond.op is Opcode.CALL and cond.target in ("operator.is_", "operator.is_not"):
         ts = [spec.types.get(a) for a in cond.args]
-        if any(t is None for t in ts):
+        if any(t is None or isinstance(t, UnionT) for t in ts):  # a union's tag decides it at run time
             return None
         if any(isinstance(t, EnumT) for t in ts):  # `mode is Mode.FAST`: known only for two constants
             if not all(a.op is Opcode.CONST for a in cond.args):
@@ -440,6 +482,10 @@ def static_truth(spec: TypedFunction, cond: Node) -> bool | None:
         return None if inner is None else not inner
     if cond.op is Opcode.CALL and cond.target == "ep.truth":
         return static_truth(spec, cond.args[0])
+    if cond.op is Opcode.CALL and cond.target in ("ep.match_seq", "ep.match_class", "ep.match_is"):
+        from everypath.lowering.match import static_truth as match_truth  # a pattern's kind test
+
+        return match_truth(cond, spec.types)
     return None
 
 
@@ -499,6 +545,8 @@ def const_type(value: Any) -> Type:
         return DTypeT(DType.of(value))
     if isinstance(value, FunctionRef):
         return FuncT(str(value))
+    if isinstance(value, ConstTable):  # a module-global dict/set/list of constants (base/const_tables.py)
+        return value.type()
     t = describe_value_type(value)
     if t is None:
         raise TypingError(f"constant {value!r} is not supported")

@@ -67,6 +67,10 @@ def _return_compatible(want: Any, got: Any) -> bool:
 
     if isinstance(want, OpenArrayT) and want.image or isinstance(want, ImageT):  # an image of the mode it makes
         return isinstance(got, ImageT) and (not isinstance(want, ImageT) or got.mode in (want.mode, None))
+    from everypath.base.types import UnionT
+
+    if isinstance(got, UnionT):  # the annotation is one of the kinds it may be (CPython checks nothing at run time)
+        return any(_return_compatible(want, m) for m in got.members)
     if isinstance(want, OpenArrayT):
         return isinstance(got, ArrayT) and (want.dtype is None or want.dtype is got.dtype) and want.torch == got.torch
     if isinstance(want, ScalarT) and isinstance(got, ScalarT):
@@ -96,7 +100,9 @@ def _crossable(t: Any) -> str | None:
     from everypath.base.types import EnumT, RecordT
 
     if isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, (ScalarT, StrT)):
-        if isinstance(t.elem, (EnumT, RecordT, TupleT)):  # one EP_KIND_SEQ slot of items (lowering/records.py)
+        from everypath.base.types import UnionT
+
+        if isinstance(t.elem, (EnumT, RecordT, TupleT, UnionT)):  # one EP_KIND_SEQ slot of items (records.py)
             return _crossable(t.elem)
         return f"returning a list of {t.elem} is not supported yet: return tuple(...) of it instead"
     if isinstance(t, RecordT):
@@ -205,6 +211,9 @@ def generate(pyfunc: types.FunctionType, settings: Settings, call_types: tuple[T
     from everypath.lowering.dict_params import check_dict_params
 
     check_dict_params(spec)  # dict arguments arrive as copies: compiled code may only read them
+    from everypath.lowering.const_tables import check_const_tables
+
+    check_const_tables(typer.order)  # so are module-global tables, captured at compile time
     from everypath.lowering.records import check_record_params
 
     check_record_params(spec, typer.order)  # so do mutable dataclass arguments: their fields are not stored into

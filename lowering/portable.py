@@ -24,7 +24,7 @@ from everypath.lowering.cache import COMPILER_VERSION, FORMAT_VERSION
 from everypath.lowering.dispatch import PathPolicy
 from everypath.lowering.pipeline import Generated, generate
 from everypath.lowering.targets import ArtifactKind, Target, Toolchain, kind_status
-from everypath.lowering import toolchain
+from everypath.lowering import exceptions, toolchain
 
 PORTABLE_FORMAT = 1  # bump when the artifacts' layout or glue changes
 
@@ -172,10 +172,27 @@ def _file_name(gen: Generated, target: Target, kind: ArtifactKind) -> str:
     return target.lib_name.format(gen.name)
 
 
-def _crosses_str(d: Any) -> bool:
+# what the C header, npz, JNI and wasm glue cannot carry yet (they know numbers, arrays, tuples and lists of them):
+# signature kinds and dtypes that cross only the Python runtime's ABI, and how a user would name them
+PYTHON_ONLY_KINDS = {"str": "str", "dict": "dict", "set": "set", "generator": "generators", "union": "union values",
+                     "record": "dataclasses and NamedTuples", "enum": "Enum and Literal values"}
+PYTHON_ONLY_DTYPES = {"float16": "float16 arrays and scalars"}
+
+
+def python_only(d: Any) -> list[str]:
+    """What in a signature descriptor crosses only the Python runtime's ABI (empty: everything is portable)."""
+    found: list[str] = []
     if isinstance(d, dict):
-        return d.get("kind") in ("str", "dict", "set", "generator") or any(_crosses_str(v) for v in d.values())
-    return isinstance(d, list) and any(_crosses_str(v) for v in d)
+        if d.get("kind") in PYTHON_ONLY_KINDS:
+            found.append(PYTHON_ONLY_KINDS[d["kind"]])
+        if d.get("dtype") in PYTHON_ONLY_DTYPES:
+            found.append(PYTHON_ONLY_DTYPES[d["dtype"]])
+        for v in d.values():
+            found += python_only(v)
+    elif isinstance(d, list):
+        for v in d:
+            found += python_only(v)
+    return list(dict.fromkeys(found))
 
 
 def build_target(gen: Generated, target: Target, settings: Settings, table: str | None = None,
@@ -184,13 +201,19 @@ def build_target(gen: Generated, target: Target, settings: Settings, table: str 
     """Every artifact kind of one target for an emitted function (cached by content)."""
     arts: list[Artifact] = []
     skipped: list[Skipped] = []
-    if _crosses_str(gen.signature):  # the C header, npz, JNI and wasm glue know numbers and arrays only
-        why = "str, dict and set parameters and results, and generators, cross only the Python runtime's ABI so far"
+    only = python_only(gen.signature)
+    if only:  # a clear skip with the reason, never a KeyError deep in the glue
+        why = (f"{gen.name}: {', '.join(only)} in its parameters or results cross only the Python runtime's ABI "
+               "so far (the C header, npz, JNI and wasm glue carry numbers, arrays, tuples and lists of them)")
         return [], [Skipped(target.name, kind, why) for kind in kinds or target.kinds]
     ops = _operators(gen, target)
     for kind in kinds or target.kinds:
         if kind not in target.kinds:
             skipped.append(Skipped(target.name, kind, f"{target.name} has no {kind.value} artifact"))
+            continue
+        no_try = None if target.exceptions else exceptions.portable_refusal(gen.source)
+        if no_try is not None:  # wasm builds without C++ exceptions: lowering/exceptions.py
+            skipped.append(Skipped(target.name, kind, no_try))
             continue
         st = kind_status(target, kind)
         if not st.buildable:

@@ -7,7 +7,12 @@ an axis of an array variable whose every definition has the same shape (a parame
 copies, `np.zeros((h, w))` of such lengths, a tuple swap of two of them), or an integer
 variable assigned once outside any loop (an int parameter). Facts are flow-insensitive:
 each holds at every point where the value exists, so loops and branches need no care.
-Everything unknown gets no fact and keeps its run-time check.
+A variable's bounds are those every assignment keeps, to an optimistic fixpoint (as
+lowering/bounds.py does for lower bounds): a bisection's `hi = mid` keeps `hi <= a.shape[0]`
+because `mid = (lo + hi) // 2` is at most `hi - 1` where `lo < hi` was just tested
+(lowering/guard_facts.py), and `hi <= a.shape[0]` is what the round assumed. A bound whose
+offset still moves after a few rounds (`i += 1`) is dropped. Everything unknown gets no fact
+and keeps its run-time check.
 """
 from __future__ import annotations
 
@@ -24,6 +29,12 @@ if TYPE_CHECKING:
 Form = tuple[Any, int]  # (key or None for a constant, offset): the value key + offset
 Dims = tuple["Form | None", ...]
 _TOP = object()  # a name's shape not yet known during the fixpoint (optimistic start)
+_UNSEEN = frozenset({("unseen", 0)})  # a variable's bounds before any assignment is seen: any bound holds
+_ROUNDS = 8  # rounds per widening step of the variables' fixpoint
+
+
+class _Unseen(Exception):
+    """A value depends on a variable the fixpoint has not bounded yet: its definition waits a round."""
 
 _SAME_SHAPE = frozenset({"ndarray.copy", "numpy.copy", "numpy.zeros_like", "numpy.empty_like", "numpy.ones_like",
                          "numpy.full_like", "ndarray.astype", "numpy.ascontiguousarray"})
@@ -47,8 +58,11 @@ class ShapeBounds:
         self.name_dims: dict[str, Any] = {}
         self.eq_memo: dict[Node, Form | None] = {}
         self.ub_memo: dict[Node, frozenset[Form]] = {}
+        self.var_ubs: dict[str, frozenset[Form]] = {}
+        self._above: dict[Node, list[tuple[Node, int]]] = {}  # a read's tested upper facts (every round asks)
         self._fix_shapes()
         self.guards = self._guards()
+        self._fix_vars()
 
     def _key(self, n: Node) -> str:
         return self.spec.op_keys.get(n, n.target if isinstance(n.target, str) else "")
@@ -181,13 +195,65 @@ class ShapeBounds:
             return (a[0] if a[0] is not None else b[0], a[1] + b[1])
         return None
 
+    # ---- upper bounds of variables, to a fixpoint -------------------------------------------
+    def _fix_vars(self) -> None:
+        names = [name for name, ds in self.defs.items() if self._int_var(name)]
+        self.var_ubs = {name: _UNSEEN for name in names}
+        dropped: dict[str, set[Any]] = {name: set() for name in names}
+        stuck: set[str] = set()
+        while True:
+            for _ in range(_ROUNDS):
+                self.ub_memo.clear()
+                new = {name: frozenset() if name in stuck else self._var_ubs(name, dropped[name]) for name in names}
+                if new == self.var_ubs:
+                    break
+                changed = {name: (self.var_ubs[name], new[name]) for name in names if new[name] != self.var_ubs[name]}
+                self.var_ubs = new
+            else:
+                # still moving (`i += 1` raises its offset each round): drop the keys that moved, for good; each
+                # step drops at least one, so the rounds end
+                for name, (old, now) in changed.items():
+                    if old is _UNSEEN or now is _UNSEEN:
+                        stuck.add(name)
+                    else:
+                        dropped[name] |= {k for k, _ in old ^ now}
+                continue
+            break
+        # still unseen: no assignment stores a bounded value first (such a variable is never read)
+        self.var_ubs = {k: (frozenset() if v is _UNSEEN else v) for k, v in self.var_ubs.items()}
+        self.ub_memo.clear()
+
+    def _int_var(self, name: str) -> bool:
+        t = self.spec.var_types.get(name)
+        return isinstance(t, ScalarT) and t.dtype.is_integer
+
+    def _var_ubs(self, name: str, dropped: set[Any]) -> frozenset[Form]:
+        """Bounds every assignment keeps, given the last round's bounds of every variable."""
+        # induction: a definition that only lowers the variable's own value (`j -= 1`) keeps any bound
+        # every other definition has (its first value comes from one of those: reads are never unbound)
+        sets = []
+        for d in self.defs[name]:
+            if self._lowers_itself(name, d):
+                continue
+            try:
+                sets.append(self._def_ubs(name, d))
+            except _Unseen:
+                continue  # reads a variable not bounded yet: optimistic, it keeps whatever the others give
+        if not sets:
+            return _UNSEEN
+        return frozenset((k, o) for k, o in self._common(sets) if k not in dropped)
+
     # ---- upper bounds ------------------------------------------------------------------
     def ubs(self, n: Node) -> frozenset[Form]:
         """Forms f with n <= f wherever n is evaluated."""
         if n in self.ub_memo:
             return self.ub_memo[n]
         self.ub_memo[n] = frozenset()
-        f = self._compute_ubs(n)
+        try:
+            f = self._compute_ubs(n)
+        except _Unseen:
+            del self.ub_memo[n]
+            raise
         self.ub_memo[n] = f
         return f
 
@@ -204,13 +270,14 @@ class ShapeBounds:
         if top is not None:  # a narrow integer never exceeds its dtype (`hist[v]` of a uint8 v, hist of 256)
             out.add((None, top))
         if n.op is Opcode.LOAD:
-            ds = self.defs.get(n.target, [])
-            # induction: a definition that only lowers the variable's own value (`j -= 1`) keeps any bound
-            # every other definition has (its first value comes from one of those: reads are never unbound)
-            base = [d for d in ds if not self._lowers_itself(n.target, d)]
-            if base:
-                out |= self._common([self._def_ubs(n.target, d) for d in base])
-            return frozenset(out)
+            var = self.var_ubs.get(n.target, frozenset())
+            if var is _UNSEEN:
+                raise _Unseen(n.target)
+            if n not in self._above:
+                self._above[n] = self.lb.guards.above(n)
+            for q, d in self._above[n]:  # `while i < len(a)`: i <= len(a) - 1 at this read
+                out |= {(k, o + d) for k, o in self.ubs(q)}
+            return frozenset(out | var)
         if n.op is not Opcode.CALL:
             return frozenset(out)
         key = self._key(n)
@@ -220,19 +287,64 @@ class ShapeBounds:
                 out |= self.ubs(a)
         elif key in ("operator.add", "operator.iadd") and len(args) == 2:
             out |= _sums(self.ubs(args[0]), self.ubs(args[1]))
+            out |= self._half_step(n)
         elif key in ("operator.sub", "operator.isub") and len(args) == 2:
             lo = self.lb.lower_bound(args[1])
             if lo is not None:
                 out |= {(k, o - lo) for k, o in self.ubs(args[0])}
-        elif key == "operator.floordiv" and len(args) == 2 and self.lb.non_negative(args[0]):
+        elif key in ("operator.floordiv", "operator.rshift") and len(args) == 2:
             c = args[1]
-            if c.op is Opcode.CONST and isinstance(c.target, int) and c.target >= 1:
-                out |= self.ubs(args[0])
+            least = 1 if key == "operator.floordiv" else 0
+            if c.op is Opcode.CONST and type(c.target) is int and c.target >= least:
+                if self.lb.non_negative(args[0]):
+                    out |= self.ubs(args[0])
+                if c.target == (2 if key == "operator.floordiv" else 1):
+                    out |= self._midpoint(args[0])
         elif key == "operator.mod" and len(args) == 2 and self.lb.non_negative(args[1]):
             out |= {(k, o - 1) for k, o in self.ubs(args[1])}  # Python's a % m is in [0, m) for m > 0
         elif key == "builtins.int" and len(args) == 1:
             out |= self.ubs(args[0])
         return frozenset(out)
+
+    # ---- bisection: the midpoint of `lo < hi` -----------------------------------------------
+    def _tested(self, at: Node, a: Node, b: Node) -> int | None:
+        """d with `a <= b + d` where `at` runs, a and b reads of integer variables, from a test just before."""
+        if not (a.op is Opcode.LOAD and b.op is Opcode.LOAD and a.target != b.target):
+            return None
+        return self.lb.guards.relation(at, a.target, b.target)
+
+    def _midpoint(self, s: Node) -> set[Form]:
+        """Bounds of `s // 2` (`s >> 1`) for s = `x + y` with `x <= y + d` known: `x + y <= 2 * y + d`, so the
+        floor of half of it is at most `y + d // 2` (`hi - 1` inside `while lo < hi`), whatever the signs."""
+        if not (s.op is Opcode.CALL and self._key(s) in ("operator.add", "operator.iadd") and len(s.args) == 2):
+            return set()
+        out: set[Form] = set()
+        for x, y in (s.args, s.args[::-1]):
+            d = self._tested(s, x, y)
+            if d is not None:
+                out |= {(k, o + d // 2) for k, o in self.ubs(y)}
+        return out
+
+    def _half_step(self, n: Node) -> set[Form]:
+        """Bounds of `x + (y - x) // 2` with `x < y` known: `(y - x) // 2 <= y - x - 1` for y - x >= 1,
+        so the sum is at most `y - 1` (the overflow-safe midpoint)."""
+        x, h = n.args
+        if not (h.op is Opcode.CALL and self._key(h) in ("operator.floordiv", "operator.rshift") and len(h.args) == 2):
+            return set()
+        c = h.args[1]
+        if not (c.op is Opcode.CONST and type(c.target) is int
+                and c.target == (2 if self._key(h) == "operator.floordiv" else 1)):
+            return set()
+        diff = h.args[0]
+        if not (diff.op is Opcode.CALL and self._key(diff) == "operator.sub" and len(diff.args) == 2):
+            return set()
+        y, x2 = diff.args
+        if not (x.op is Opcode.LOAD and x2.op is Opcode.LOAD and x.target == x2.target):
+            return set()
+        d = self._tested(n, x, y)
+        if d is None or d > -1:
+            return set()
+        return {(k, o - 1) for k, o in self.ubs(y)}
 
     def _lowers_itself(self, name: str, d: Node) -> bool:
         """`name = name - k` / `name -= k` with k >= 0, or `name + k` with a constant k <= 0."""

@@ -8,7 +8,14 @@ from everypath.base.types import (
     ArrayT, DictT, DTypeT, EnumT, GenT, ImageT, ListT, MaybeWeakT, NoneT, RecordT, ScalarT, SetT, StrT, TupleT, Type,
 )
 from everypath.lowering.infer import TypedFunction
+from everypath.base.types import UnionT
 from everypath.tracer.ir import Opcode
+
+
+# How the runtime builds a record result (lowering/runtime/results.cpp): by default cls(*fields); a plain class
+# without running __init__ again (object.__new__, then each attribute set, as copy.copy does); a pydantic model
+# by cls(**fields), so that pydantic validates it.
+_BUILD = {"class": {"build": "new"}, "pydantic": {"build": "keywords"}}
 
 
 def type_descriptor(t: Type) -> dict[str, Any]:
@@ -35,9 +42,11 @@ def type_descriptor(t: Type) -> dict[str, Any]:
         return {"kind": "enum", "module": t.module, "qualname": t.qualname}
     if isinstance(t, RecordT):
         return {"kind": "record", "module": t.module, "qualname": t.qualname, "fields": list(t.fields),
-                "items": [type_descriptor(i) for i in t.items]}
+                "items": [type_descriptor(i) for i in t.items], **_BUILD.get(t.kind, {})}
     if isinstance(t, ImageT):  # its array; lowering/pil_boundary.py converts (mode "": Image.fromarray infers it)
         return {**type_descriptor(t.array), "image": t.mode or ""}
+    if isinstance(t, UnionT):  # a tag slot, then each member's slots (lowering/runtime/results.cpp)
+        return {"kind": "union", "items": [type_descriptor(m) for m in t.members]}
     if isinstance(t, GenT):  # a lazy iterator of its items (lowering/runtime/generators.cpp)
         return {"kind": "generator", "item": type_descriptor(t.item)}
     raise TypeError(f"{t} cannot cross the C ABI")
@@ -52,6 +61,8 @@ def _allowed(ann: Any) -> list[Any] | None:
 def _spelled(written: str | None, t: Type) -> str:
     """The annotation as the user wrote it, expanded when it is an alias (`Vec (np.ndarray[...])`)."""
     canonical = annotation_text(t)
+    if written and isinstance(t, UnionT):  # `int | None` as written (the canonical order is None | int)
+        return written.replace("numpy.", "np.")
     if not written or written == canonical:
         return canonical
     return f"{written} ({canonical})" if written.replace("numpy.", "np.") != canonical else written

@@ -5,7 +5,7 @@ the boundary a CPU, strided tensor that does not require grad crosses as the Num
 ``tensor.numpy()`` (same memory: in-place updates are seen by the caller), and results typed as
 tensors come back through ``torch.from_numpy`` (same memory again; a result that is an argument
 itself comes back as that very tensor object). Tensors autograd tracks, tensors on another device and
-dtypes NumPy lacks (bfloat16, float16 here, quantized) are refused with a TypeError naming the
+dtypes NumPy lacks (bfloat16, quantized) are refused with a TypeError naming the
 parameter, before anything is compiled.
 
 Fused element-wise loops are shared with NumPy code and report NumPy's broadcasting ValueError;

@@ -15,6 +15,7 @@ from everypath.base.types import (
     ArrayT, DictT, DType, EnumT, GenT, ImageT, ListT, NoneT, RecordT, ScalarT, SetT, StrT, TupleT, Type,
 )
 from everypath.lowering import records
+from everypath.base.types import UnionT
 
 from everypath.lowering.cache import FORMAT_VERSION
 from everypath.lowering.sites import Site, SiteTable
@@ -29,6 +30,15 @@ class Entry:
     symbol: str
     spec: TypedFunction
 
+
+
+# runtime headers of value kinds, included when the generated body names one of their markers (a type, or a
+# factory a display lowers to without naming the type: `{"a": 1}[s]` is only `ep::make_dict(...)`)
+VALUE_HEADERS: dict[str, tuple[str, ...]] = {
+    "everypath/dict.hpp": ("ep::Dict<", "ep::make_dict"),
+    "everypath/union.hpp": ("ep::Union<",),
+    "everypath/set.hpp": ("ep::Set<", "ep::make_set"),
+}
 
 def _arg_exprs(t: Type, slot: list[int]) -> str:
     if isinstance(t, ImageT):  # the array np.asarray(img) gave (lowering/pil_boundary.py)
@@ -60,6 +70,10 @@ def _arg_exprs(t: Type, slot: list[int]) -> str:
         i = slot[0]  # a copy made from the caller's dict: lowering/dict_params.py keeps it read-only
         slot[0] += 1
         return f"ep::arg_dict<{ctype(t.key)}, {ctype(t.value)}>(args[{i}])"  # type: ignore[arg-type]
+    if isinstance(t, UnionT):  # its tag, then every member's slots (lowering/unions.py)
+        from everypath.lowering.unions import arg_union
+
+        return arg_union(t, slot, _arg_exprs)
     raise TypeError(f"parameter type {t} cannot cross the C ABI")
 
 
@@ -135,6 +149,10 @@ def _put_results(expr: str, t: Type, slot: list[int], out: list[str], depth: int
             _put_results(f"std::get<{i}>({expr})", item, slot, out, depth)
     elif isinstance(t, NoneT):
         pass
+    elif isinstance(t, UnionT):  # its tag, then each member's slots (lowering/unions.py)
+        from everypath.lowering.unions import put_results
+
+        put_results(expr, t, slot, out, depth, _put_results)
     else:
         raise TypeError(f"result type {t} cannot cross the C ABI")
 
@@ -187,10 +205,8 @@ def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], bou
         from everypath.variants.ops.strings import HEADER as STR_HEADER
 
         headers.add(STR_HEADER)
-    if "ep::Dict<" in "\n".join(body):  # dict values: variants/include/everypath/dict.hpp
-        headers.add("everypath/dict.hpp")
-    if "ep::Set<" in "\n".join(body):  # set values: variants/include/everypath/set.hpp
-        headers.add("everypath/set.hpp")
+    text = "\n".join(body)
+    headers.update(h for h, markers in VALUE_HEADERS.items() if any(m in text for m in markers))
     structs = records.struct_definitions(top)  # one struct per record class, before anything uses it
     if records.needs_header(top, [e.spec.return_type for e in entries]):
         headers.add(records.HEADER)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from everypath.base.errors import CompileError, CompileErrors, SourceLocation
 from everypath.base.annotations import evaluate_annotation
+from everypath.tracer.class_methods import add_methods
 from everypath.tracer.frontend import trace_function
 from everypath.tracer.globals import GlobalRead, unique
 from everypath.tracer.ir import Function, FunctionRef
@@ -59,6 +60,8 @@ def trace_program(pyfunc: types.FunctionType) -> Program:
                                             entry=ref == entry)
         except CompileError as exc:
             raise at_call_site(exc, ref, sites, seen, pyfunc.__code__.co_filename) from None
+        if not pending:  # the methods of the user's classes the program calls (tracer/class_methods.py)
+            add_methods(functions, on_function)
     return Program(entry, functions, seen, unique(reads), sites)
 
 

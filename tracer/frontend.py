@@ -24,6 +24,7 @@ import numpy as np
 
 from everypath.base.errors import CompileError, SourceLocation, SourceSyntaxError
 from everypath.base.classes import is_enum_class, is_record_class
+from everypath.base.const_tables import ConstTable
 from everypath.tracer.globals import ABSENT, GlobalRead, GlobalScope, value_digest
 from everypath.tracer.ir import Block, Function, FunctionRef, Node, Opcode, Param
 from everypath.tracer.statics import (
@@ -31,7 +32,12 @@ from everypath.tracer.statics import (
     static_for, unwrap_compiled, user_function_ref,
 )
 from everypath.tracer.opnames import _PY_CMP, BINOPS, CMPOPS, UNARYOPS
+from everypath.tracer.classinfo import isinstance_call
+from everypath.tracer.class_methods import OBJECT_IDENTITY, class_attribute
+from everypath.tracer.exceptions import ExceptionLowering
 from everypath.tracer.generators import GeneratorLowering, target_names
+from everypath.tracer.match import MatchLowering, capture_names
+from everypath.tracer.key_functions import as_lambda
 from everypath.tracer.statements import StatementLowering
 from everypath.tracer.whitelist import check_syntax, is_generator_def
 
@@ -117,6 +123,17 @@ def _assigned_names(body: list[ast.stmt]) -> tuple[list[str], set[str]]:
             elif isinstance(s, (ast.While, ast.If)):
                 visit(s.body)
                 visit(s.orelse)
+            elif isinstance(s, ast.Try):  # tracer/exceptions.py (the `as e` names get locals of their own)
+                visit(s.body)
+                for h in s.handlers:
+                    visit(h.body)
+                visit(s.orelse)
+                visit(s.finalbody)
+            elif isinstance(s, ast.Match):  # tracer/match.py: captures bind locals
+                for c in s.cases:
+                    for name in capture_names(c.pattern):
+                        order.setdefault(name, None)
+                    visit(c.body)
             elif isinstance(s, ast.FunctionDef):
                 order.setdefault(s.name, None)
             elif isinstance(s, (ast.Import, ast.ImportFrom)):
@@ -127,7 +144,7 @@ def _assigned_names(body: list[ast.stmt]) -> tuple[list[str], set[str]]:
     return [n for n in order if n not in imports], imports
 
 
-class FunctionBuilder(GeneratorLowering, StatementLowering):
+class FunctionBuilder(GeneratorLowering, ExceptionLowering, MatchLowering, StatementLowering):
     """Builds the IR of one function; a child builder handles each closure."""
 
     def __init__(
@@ -157,6 +174,7 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
         self.test_temps: set[str] = set()  # and/or temporaries holding a condition's truth (`test`)
         self.block = Block()
         self.loop_depth = 0
+        self.handler_depth = 0  # except clauses around the statement being traced (a bare raise re-raises)
 
     # ---- helpers -------------------------------------------------------
     def loc(self, node: ast.AST) -> SourceLocation:
@@ -259,13 +277,18 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
         label = name if ns is (scope.namespace if scope else None) else f"{module}.{name}"
         if isinstance(obj, np.ndarray):
             return self._global_array(label, name, obj, node, ns, module)
+        table = ConstTable.of(label, obj)  # a dict/set/list of constants: captured (base/const_tables.py)
+        if table is not None:
+            if scope is not None:
+                scope.reads.append(GlobalRead(module, name, value_digest(obj), ns, obj))
+            return self.const(table, self.loc(node))
         if not (is_constant(obj) or callable(obj) or isinstance(obj, (type, types.ModuleType))):
             held = next((type(x).__name__ for x in obj if not is_constant(x)), None) if isinstance(obj, tuple) else None
             what = f"a tuple holding a {held}" if held else f"a {type(obj).__module__.replace('builtins', '')}" \
                 f"{'.' if type(obj).__module__ != 'builtins' else ''}{type(obj).__qualname__}"
             raise self.error(node, f"module global '{label}' is {what}: compiled code reads module constants "
-                                   "(int, float, bool, complex, str, None and tuples of them), NumPy arrays, modules "
-                                   f"and functions only; pass '{name}' to the function as a parameter instead")
+                                   "(int, float, bool, complex, str, None and tuples of them), dicts, sets and lists "
+                                   "of int, float, bool and str, NumPy arrays, modules and functions only; pass '{name}' to the function as a parameter instead")
         if scope is not None:
             scope.reads.append(GlobalRead(module, name, value_digest(obj if name in ns else ABSENT), ns,
                                           ns.get(name, ABSENT)))
@@ -369,6 +392,8 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
         if isinstance(base, Static):
             if is_enum_class(base.obj) and e.attr in base.obj.__members__:  # Color.RED: a constant
                 return self.const(base.obj.__members__[e.attr], self.loc(e))
+            if is_record_class(base.obj) and e.attr in vars(base.obj):  # Box.SCALE, Box.make: tracer/class_methods.py
+                return class_attribute(self, base.obj, e)
             if not isinstance(base.obj, types.ModuleType):
                 raise self.error(e, f"attribute '{e.attr}' of {base.describe()} is not supported")
             if not hasattr(base.obj, e.attr):
@@ -503,8 +528,8 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
         if key in ("operator.is_", "operator.is_not") and not any(
             x.op is Opcode.CONST and (x.target is None or isinstance(x.target, enum.Enum)) for x in (left, right)
         ):
-            raise CompileError.at(loc, "'is' / 'is not' are only supported against None and enum members",
-                                  (f"tracing {self.qualname}",))
+            # two objects' identity: the typer allows it for instances of the user's classes (lowering/classes.py)
+            return self.emit(Opcode.CALL, OBJECT_IDENTITY[key], (left, right), loc)
         folded = self.fold(lambda a, b: _PY_CMP[key](a, b), [left, right], loc) if key in _PY_CMP else None
         return folded or self.emit(Opcode.CALL, key, (left, right), loc)
 
@@ -544,6 +569,8 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
                 args = (base, *(self.value(a) for a in e.args))
                 return self.emit(Opcode.CALL, f"method.{e.func.attr}", args, loc, self.keywords(e))
         callee = self.expr(e.func)
+        if isinstance(callee, Static) and callee.key == "builtins.isinstance":  # classes by name: tracer/classinfo.py
+            return isinstance_call(self, e)
         if (isinstance(callee, Static) and callee.key == "builtins.sum" and not e.keywords
                 and len(e.args) in (1, 2) and isinstance(e.args[0], ast.GeneratorExp)):
             start = self.value(e.args[1]) if len(e.args) == 2 else self.const(0, loc)
@@ -602,7 +629,7 @@ class FunctionBuilder(GeneratorLowering, StatementLowering):
         for kw in e.keywords:
             if kw.arg is None:
                 raise self.error(kw, "**kwargs in calls is not supported")
-            out[kw.arg] = self.value(kw.value)
+            out[kw.arg] = self.value(as_lambda(e, kw))  # key=len, key=d.get: a lambda (tracer/key_functions.py)
         return out
 
     def expr_Lambda(self, e: ast.Lambda) -> Node:

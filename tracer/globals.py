@@ -2,9 +2,11 @@
 
 The rule: compiled code sees a module global's value as of its compile. Every global the call graph
 read is recorded as (module namespace, name, object, digest). On each call the namespace still has to
-hold that very object (a dict lookup and an ``is`` per name); when one was re-bound, the digest of the
-new object decides: equal (``K = 2.0`` run again) keeps the build, different recompiles through the
-cache, whose key includes every digest. Module arrays are not baked in: they reach compiled code as
+hold that very object (a dict lookup and an ``is`` per name), and a dict, list or set table baked into
+the build still has to hold the very items it held (table_items: an ``is`` per item, so changing it in
+place, ``UNITS["w"] = 1``, is seen too); when either fails, the digest of what is bound now decides:
+equal (``K = 2.0`` run again, a table changed and changed back) keeps the build, different recompiles
+through the cache, whose key includes every digest. Module arrays are not baked in: they reach compiled code as
 hidden arguments read at each call, so in-place changes are seen as in CPython; only their dtype and
 rank are part of the build.
 
@@ -22,6 +24,7 @@ import types
 from dataclasses import dataclass, field
 from typing import Any
 
+from everypath.base.const_tables import ConstTable
 from everypath.base.digest import sha256
 
 
@@ -87,6 +90,11 @@ def value_digest(obj: Any) -> str:
         return f"class:{obj.__module__}.{obj.__qualname__}:{sha256(repr(shape).encode()).hexdigest()[:32]}"
     if t is tuple:
         return "tuple(" + ",".join(value_digest(x) for x in obj) + ")"
+    if t is dict and ConstTable.of("", obj) is not None:  # a table of constants is baked in: by its items
+        return "dict(" + ",".join(f"{value_digest(k)}:{value_digest(v)}" for k, v in obj.items()) + ")"
+    if t in (list, set, frozenset) and ConstTable.of("", obj) is not None:
+        parts = [value_digest(x) for x in obj]
+        return f"{t.__name__}(" + ",".join(parts if t is list else sorted(parts)) + ")"
     if isinstance(obj, np.ndarray):
         return f"ndarray:{obj.dtype.str}:{obj.ndim}"
     if isinstance(obj, types.ModuleType):
@@ -104,6 +112,31 @@ def value_digest(obj: Any) -> str:
     if key is not None:
         return f"op:{key}"
     return f"id:{t.__qualname__}:{id(obj)}:{id(sys.modules)}"
+
+
+_STALE = object()  # in a snapshot: matches no table's item (the table changed before it was taken)
+
+
+def table_items(obj: Any, digest: str) -> tuple[Any, ...] | None:
+    """What the per-call guard compares a mutable table (dict, list, set of constants) with: its items as
+    they are now (a dict's keys and values flattened), or None for anything that cannot change in place.
+
+    Items are immutable constants, so the very same objects in the same order mean the same content: the
+    guard (lowering/runtime/dispatch.cpp ``same_items``) compares identities only, no hashing. A table that
+    no longer matches ``digest`` (changed between its capture and now) gets a snapshot nothing matches, so
+    the next call re-validates."""
+    t = type(obj)
+    if t not in (dict, list, set) or ConstTable.of("", obj) is None:
+        return None
+    if value_digest(obj) != digest:
+        return (_STALE,)
+    return tuple(x for kv in obj.items() for x in kv) if t is dict else tuple(obj)
+
+
+def same_items(obj: Any, items: tuple[Any, ...]) -> bool:
+    """Python's copy of the C guard's content check (the slow path runs it before calling a build)."""
+    now = tuple(x for kv in obj.items() for x in kv) if type(obj) is dict else tuple(obj)
+    return len(now) == len(items) and all(a is b for a, b in zip(now, items))
 
 
 def _code_digest(code: types.CodeType) -> str:

@@ -34,6 +34,7 @@ class Opcode(enum.Enum):
     RETURN = "return"  # args: (value,)
     RAISE = "raise"  # target: builtin exception name; args: (message,) or ()
     CLOSURE = "closure"  # target: nested Function (lambda or def); value is callable
+    TRY = "try"  # target: TrySpec (tracer/exceptions.py); blocks: (body, orelse, finalbody, *handlers)
 
 
 VALUE_OPCODES = frozenset(
@@ -165,6 +166,10 @@ class Block:
             return True
         if last.op is Opcode.IF:
             return all(b.terminates() for b in last.blocks)
+        if last.op is Opcode.TRY:  # the finally leaves, or every way out of body/else and the handlers does
+            body, orelse, final, *handlers = last.blocks
+            return final.terminates() or ((body.terminates() or orelse.terminates())
+                                          and all(h.terminates() for h in handlers))
         return False
 
 

@@ -7,7 +7,7 @@ _BLOCK_COUNT = {Opcode.IF: 2, Opcode.FOR: 1, Opcode.LOOP: 1}
 _ARITY = {
     Opcode.PARAM: 0, Opcode.CONST: 0, Opcode.LOAD: 0, Opcode.GETATTR: 1, Opcode.GETITEM: 2,
     Opcode.SETITEM: 3, Opcode.STORE: 1, Opcode.IF: 1, Opcode.FOR: 1, Opcode.LOOP: 0,
-    Opcode.BREAK: 0, Opcode.CONTINUE: 0, Opcode.RETURN: 1, Opcode.CLOSURE: 0,
+    Opcode.BREAK: 0, Opcode.CONTINUE: 0, Opcode.RETURN: 1, Opcode.CLOSURE: 0, Opcode.TRY: 0,
 }
 
 
@@ -33,7 +33,8 @@ def _lint_block(fn: Function, block: Block, visible: set[Node], seen: set[Node],
         want = _ARITY.get(n.op)
         if want is not None and len(n.args) != want:
             raise LintError(f"{n.name} ({n.op.value}) has {len(n.args)} operands, expected {want}")
-        if len(n.blocks) != _BLOCK_COUNT.get(n.op, 0):
+        blocks = 3 + len(n.target.handlers) if n.op is Opcode.TRY else _BLOCK_COUNT.get(n.op, 0)
+        if len(n.blocks) != blocks:
             raise LintError(f"{n.name} ({n.op.value}) has {len(n.blocks)} blocks")
         for a in n.operands():
             if a not in local_visible:

@@ -50,6 +50,8 @@ def format_node(node: Node) -> str:
         text = f"raise {t}({_operand_list(node)})"
     elif op is Opcode.CLOSURE:
         text = f"{node.name} = closure {t.qualname}"
+    elif op is Opcode.TRY:
+        text = "try:"
     else:  # pragma: no cover - every opcode is handled above
         raise AssertionError(op)
     ty = node.meta.get("type")
@@ -69,6 +71,15 @@ def _format_block(block: Block, indent: int, out: list[str]) -> None:
             if n.blocks[1].nodes:
                 out.append(f"{pad}else:")
                 _format_block(n.blocks[1], indent + 1, out)
+        elif n.op is Opcode.TRY:  # tracer/exceptions.py: body, orelse, finalbody, handlers
+            _format_block(n.blocks[0], indent + 1, out)
+            for h, b in zip(n.target.handlers, n.blocks[3:]):
+                out.append(f"{pad}except {', '.join(h.names) or '*'}" + (f" as {h.binding}:" if h.binding else ":"))
+                _format_block(b, indent + 1, out)
+            for word, b in (("else", n.blocks[1]), ("finally", n.blocks[2])):
+                if b.nodes:
+                    out.append(f"{pad}{word}:")
+                    _format_block(b, indent + 1, out)
         elif n.op is Opcode.CLOSURE:
             for line in format_function(n.target).splitlines():
                 out.append(pad + "  | " + line)

@@ -141,8 +141,8 @@ class StatementLowering:
     def stmt_Raise(self, s: ast.Raise) -> None:
         loc = self.loc(s)
         exc = s.exc
-        if exc is None:
-            raise self.error(s, "bare 'raise' (re-raise) is not supported")
+        if exc is None:  # re-raise the exception being handled: tracer/exceptions.py
+            return self.reraise(s)
         if s.cause is not None:
             raise self.error(s, "'raise ... from ...' is not supported")
         call_args: list[ast.expr] = []

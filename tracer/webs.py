@@ -103,7 +103,41 @@ class ReachingDefinitions:
             return None
         if op in (Opcode.RETURN, Opcode.RAISE):
             return None
+        if op is Opcode.TRY:
+            return self._try(n, state)
         return state
+
+    def _try(self, n: Node, state: State) -> State | None:
+        """try/except/else/finally (tracer/exceptions.py). A handler may start after any prefix of the body,
+        and the finally after any point of the rest: there every definition inside may reach (a safe
+        over-approximation: webs only merge)."""
+        body, orelse, final, *handlers = n.blocks
+        loops = [(lp, len(lp.breaks), len(lp.continues)) for lp in self.loops]
+        anywhere = _join([state, _defs_in([body], state)])
+        assert anywhere is not None
+        ends = [self.block(orelse, self.block(body, state))]
+        ends += [self.block(h, anywhere) for h in handlers]
+        done = _join(ends)
+        if not final.nodes:
+            return done
+        into = _join([done, _defs_in([body, orelse, *handlers], anywhere)])
+        assert into is not None
+        for lp, nb, nc in loops:  # a break / continue inside passes through the finally first
+            lp.breaks[nb:] = [self.block(final, _join([b, into])) for b in lp.breaks[nb:]]
+            lp.continues[nc:] = [self.block(final, _join([c, into])) for c in lp.continues[nc:]]
+        end = self.block(final, into)
+        return end if done is not None else None
+
+
+def _defs_in(blocks: list[Block], state: State) -> State:
+    """state plus every definition made anywhere in blocks."""
+    out = dict(state)
+    for b in blocks:
+        for x in b.walk():
+            names = [x.target] if x.op is Opcode.STORE else _names(x.target) if x.op is Opcode.FOR else []
+            for name in names:
+                out[name] = out.get(name, frozenset()) | {(x, name)}
+    return out
 
 
 def split_webs(fn: Function) -> None:

@@ -19,6 +19,9 @@ _ALLOWED: tuple[type, ...] = (
     ast.Call, ast.Constant, ast.Attribute, ast.Subscript, ast.Name, ast.List, ast.Tuple,
     ast.Slice, ast.JoinedStr, ast.FormattedValue, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.Delete, ast.Del,
     ast.Yield, ast.YieldFrom,  # generator functions (tracer/generators.py, lowering/generators.py)
+    ast.Try, ast.ExceptHandler,  # tracer/exceptions.py, lowering/exceptions.py
+    ast.Match, ast.match_case, ast.MatchValue, ast.MatchSingleton, ast.MatchSequence, ast.MatchClass, ast.MatchAs,
+    ast.MatchOr,  # tracer/match.py, lowering/match.py
     # contexts, operators and helpers
     ast.Load, ast.Store, ast.And, ast.Or, ast.Add, ast.Sub, ast.Mult, ast.MatMult, ast.Div, ast.Mod, ast.Pow,
     ast.LShift, ast.RShift, ast.BitOr, ast.BitXor, ast.BitAnd, ast.FloorDiv, ast.Invert, ast.Not, ast.UAdd,
@@ -27,7 +30,7 @@ _ALLOWED: tuple[type, ...] = (
 )
 
 _WHY: dict[type, str] = {
-    ast.Try: "try/except is not supported in compiled functions; raise is",
+    ast.TryStar: "'except*' (exception groups) is not supported in compiled functions",
     ast.With: "'with' statements are not supported in compiled functions",
     ast.ClassDef: "class definitions are not supported inside compiled functions",
     ast.Global: "'global' is not supported: compiled functions cannot rebind module globals",
@@ -38,7 +41,8 @@ _WHY: dict[type, str] = {
     ast.AsyncWith: "async with is not supported",
     ast.NamedExpr: "the walrus operator (:=) is not supported",
     ast.Starred: "star-unpacking is not supported",
-    ast.Match: "match statements are not supported",
+    ast.MatchMapping: "mapping patterns ({...}) in match statements are not supported in compiled code",
+    ast.MatchStar: "star patterns (*rest) in match statements are not supported in compiled code",
 }
 
 

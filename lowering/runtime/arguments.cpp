@@ -3,6 +3,7 @@
 // signature through pybind11's view of the array struct (no Python calls on
 // the fast path), and converting scalars with NumPy's range checks.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,28 @@ void Function::arg_type_error(PyObject* obj, const Type& t, const ArgPath& path)
       path.depth == 0 && !path.param->annotation.empty() ? path.param->annotation : t.text;
   throw py::type_error(name_ + "() argument " + arg_label(path) + ": expected " + expected +
                        ", got " + describe(obj));
+}
+
+void Function::check_attributes(PyObject* obj, const Type& t, const ArgPath& path) const {
+  PyObject** dict = _PyObject_GetDictPtr(obj);
+  PyObject* attrs = dict != nullptr ? *dict : nullptr;
+  const std::string where = name_ + "() argument " + arg_label(path) + ": " + t.text + " instance ";
+  for (const std::string& f : t.fields) {
+    if (attrs == nullptr || PyDict_GetItemString(attrs, f.c_str()) == nullptr) {
+      throw py::type_error(where + "has no attribute '" + f + "' (compiled code reads the attributes its __init__ sets)");
+    }
+  }
+  if (attrs != nullptr && PyDict_Size(attrs) != static_cast<Py_ssize_t>(t.fields.size())) {
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(attrs, &pos, &key, &value)) {
+      const char* k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
+      if (k == nullptr || std::find(t.fields.begin(), t.fields.end(), k) == t.fields.end()) {
+        throw py::type_error(where + "has attribute '" + std::string(k ? k : "?") +
+                             "', which its __init__ does not set: compiled code would lose it");
+      }
+    }
+  }
 }
 
 // The parameter a keyword names, among the first nbindable; nbindable if none.
@@ -245,7 +268,10 @@ void Function::convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, Arg
       case 'b': store<uint8_t>(v, static_cast<uint8_t>(b)); return;
       case 'i':
       case 'u': break;  // stored below as an integer
-      case 'f': info.itemsize == 4 ? store<float>(v, static_cast<float>(b)) : store<double>(v, b); return;
+      case 'f':
+        if (info.itemsize == 2) store<uint16_t>(v, ep::half(static_cast<float>(b)).bits);  // float16
+        else info.itemsize == 4 ? store<float>(v, static_cast<float>(b)) : store<double>(v, b);
+        return;
       default:
         info.itemsize == 8 ? store(v, std::array<float, 2>{static_cast<float>(b), 0.f})
                            : store(v, std::array<double, 2>{static_cast<double>(b), 0.0});
@@ -329,7 +355,8 @@ void Function::convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, Arg
     im = c.imag;
   }
   if (info.kind == 'f') {
-    info.itemsize == 4 ? store<float>(v, static_cast<float>(re)) : store<double>(v, re);
+    if (info.itemsize == 2) store<uint16_t>(v, ep::half(re).bits);  // float16: rounded once from the double, as NumPy casts
+    else info.itemsize == 4 ? store<float>(v, static_cast<float>(re)) : store<double>(v, re);
   } else {
     info.itemsize == 8 ? store(v, std::array<float, 2>{static_cast<float>(re), static_cast<float>(im)})
                        : store(v, std::array<double, 2>{re, im});
@@ -406,6 +433,67 @@ void Function::check_allowed(PyObject* obj, const Type& t, const ArgPath& path) 
                               py::repr(obj).cast<std::string>());
 }
 
+namespace {
+
+// Whether obj is of exactly the Python kind a union member m names (a bool is no int here, an np.float64
+// no float): the member a value of that kind is kept as, so `int | float` keeps an int an int.
+bool exact_member(PyObject* obj, const Type& m) {
+  switch (m.kind) {
+    case Kind::None: return obj == Py_None;
+    case Kind::Str: return PyUnicode_Check(obj);
+    case Kind::Tuple: return PyTuple_Check(obj) && PyTuple_GET_SIZE(obj) == static_cast<Py_ssize_t>(m.items.size());
+    case Kind::Enum:
+    case Kind::Record: return Py_TYPE(obj) == reinterpret_cast<PyTypeObject*>(m.cls.ptr());
+    case Kind::Scalar:
+      if (!m.py) return false;  // NumPy scalar members: the fallback below converts as a plain parameter does
+      switch (kDtypes[m.dtype].kind) {
+        case 'b': return PyBool_Check(obj);
+        case 'i': return PyLong_CheckExact(obj);
+        case 'f': return PyFloat_CheckExact(obj);
+        case 'c': return PyComplex_CheckExact(obj);
+        default: return false;
+      }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+// A union parameter (`x: int | None`): its tag slot, then every member's slots; the member is the one of
+// the argument's own Python kind, else the first that converts it as a plain parameter of that type
+// would (an int for `float | None`). Neither: the TypeError naming the parameter and the union.
+void Function::convert_union_arg(PyObject* obj, const Type& t, bool mutated, CallState& st, int64_t& slot,
+                                 ArgPath& path) const {
+  const int64_t tag = slot++;
+  std::vector<int64_t> first(t.items.size());
+  size_t pick = t.items.size();
+  for (size_t i = 0; i < t.items.size(); ++i) {
+    first[i] = i ? first[i - 1] + t.items[i - 1].nslots : slot;
+    if (pick == t.items.size() && exact_member(obj, t.items[i])) pick = i;
+  }
+  bool done = false;
+  if (pick < t.items.size()) {
+    int64_t s = first[pick];
+    convert_arg(obj, t.items[pick], mutated, st, s, path);
+    done = true;
+  }
+  for (size_t i = 0; !done && i < t.items.size(); ++i) {
+    int64_t s = first[i];
+    try {
+      convert_arg(obj, t.items[i], mutated, st, s, path);
+      pick = i;
+      done = true;
+    } catch (py::type_error&) {  // not this member: the next one
+    }
+  }
+  if (!done) arg_type_error(obj, t, path);
+  ep_value& v = st.args[tag];
+  v.kind = EP_KIND_SCALAR;
+  v.dtype = EP_INT64;
+  store<int64_t>(v, static_cast<int64_t>(pick));
+  slot = first.back() + t.items.back().nslots;
+}
+
 void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState& st,
                            int64_t& slot, ArgPath& path) const {
   switch (t.kind) {
@@ -433,6 +521,7 @@ void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState
     case Kind::Record: {  // an instance of exactly that class: its fields converted by their annotations
       if (Py_TYPE(obj) != reinterpret_cast<PyTypeObject*>(t.cls.ptr())) arg_type_error(obj, t, path);
       if (path.depth >= kMaxTupleDepth) arg_type_error(obj, t, path);
+      if (t.build == RecordBuild::New) check_attributes(obj, t, path);
       ++path.depth;
       for (size_t i = 0; i < t.items.size(); ++i) {
         path.index[path.depth - 1] = static_cast<int>(i);
@@ -478,6 +567,9 @@ void Function::convert_arg(PyObject* obj, const Type& t, bool mutated, CallState
     }
     case Kind::Dict:
       convert_dict_arg(obj, t, st, st.args[slot++], path);
+      return;
+    case Kind::Union:
+      convert_union_arg(obj, t, mutated, st, slot, path);
       return;
     case Kind::List:
     case Kind::Set:

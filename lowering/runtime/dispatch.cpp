@@ -2,7 +2,11 @@
 //
 // A call (PEP 590 vectorcall) is made here, without running Python code, whenever it can be:
 //   1. the guards hold: every module global the build read is still bound to the object it was
-//      built with (a dict lookup and an identity compare per name, as tracer/globals.py says);
+//      built with (a dict lookup and an identity compare per name, as tracer/globals.py says), and
+//      every dict, list or set table the build baked in still holds the very items it held then
+//      (one identity compare per key, value or item: they are immutable constants, so the same
+//      objects mean the same content; anything else asks Python, which compares digests; on
+//      CPython 3.11 an unchanged dict version skips a dict's walk);
 //   2. an entry accepts the arguments: a closed signature's entry takes any (the runtime
 //      Function binds and checks them itself, with the errors a plain call raises); an open
 //      signature's entries take positional arguments whose types are the very ones their build
@@ -66,6 +70,11 @@ struct Guard {
   PyObject* ns;
   PyObject* name;
   PyObject* obj;  // nullptr: the name must stay unbound
+  PyObject* items = nullptr;  // a mutable table's items as captured (tuple; a dict's flattened k, v), or nullptr
+  // A dict's PEP 509 version when its items were last seen to be `items` (0: not yet): any change to a dict
+  // changes its version, so an equal version skips the walk. CPython 3.12 deprecates the field: there the
+  // walk alone decides. Written under the GIL only.
+  mutable uint64_t version = 0;
 };
 
 // Immutable once published. Reference counted by hand: every count change happens under the GIL.
@@ -125,12 +134,61 @@ int tensor_matches(const KeyItem& k, PyObject* v) {
   return ndim == k.ndim ? 1 : 0;
 }
 
-// 1 the guards hold, 0 one was re-bound, -1 error.
+uint64_t dict_version(PyObject* d) {
+#if PY_VERSION_HEX < 0x030C0000
+  return reinterpret_cast<PyDictObject*>(d)->ma_version_tag;
+#else
+  (void)d;
+  return 0;
+#endif
+}
+
+// true: the table (exact dict, list, set) holds the very items `items` lists, in its iteration order.
+bool same_items(PyObject* obj, PyObject* items) {
+  const Py_ssize_t n = PyTuple_GET_SIZE(items);
+  PyObject* const* want = reinterpret_cast<PyTupleObject*>(items)->ob_item;
+  if (PyDict_CheckExact(obj)) {
+    if (2 * PyDict_GET_SIZE(obj) != n) return false;
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *k, *v;  // borrowed
+    while (PyDict_Next(obj, &pos, &k, &v)) {
+      if (k != want[i] || v != want[i + 1]) return false;
+      i += 2;
+    }
+    return true;
+  }
+  if (PyList_CheckExact(obj)) {  // one compare of the two pointer arrays
+    return PyList_GET_SIZE(obj) == n &&
+           (n == 0 || std::memcmp(reinterpret_cast<PyListObject*>(obj)->ob_item, want, n * sizeof(PyObject*)) == 0);
+  }
+  if (PyAnySet_CheckExact(obj)) {  // its hash table in iteration order (setiter_iternext's walk, no iterator)
+    auto* set = reinterpret_cast<PySetObject*>(obj);
+    if (set->used != n) return false;
+    Py_ssize_t i = 0;
+    for (Py_ssize_t slot = 0; slot <= set->mask; ++slot) {
+      const setentry& e = set->table[slot];
+      if (e.key == nullptr || e.hash == -1) continue;  // empty, or a deleted entry's dummy (no key hashes to -1)
+      if (i == n || e.key != want[i++]) return false;
+    }
+    return i == n;
+  }
+  return false;  // not a table any more (cannot happen: obj is the very object captured)
+}
+
+bool table_unchanged(const Guard& g, PyObject* now) {
+  if (g.version != 0 && PyDict_CheckExact(now) && dict_version(now) == g.version) return true;
+  if (!same_items(now, g.items)) return false;
+  if (PyDict_CheckExact(now)) g.version = dict_version(now);
+  return true;
+}
+
+// 1 the guards hold, 0 one was re-bound or a table changed in place, -1 error.
 int guards_hold(const State& st) {
   for (const Guard& g : st.guards) {
     PyObject* now = PyDict_GetItemWithError(g.ns, g.name);  // borrowed
     if (now == nullptr && PyErr_Occurred()) return -1;
     if (now != g.obj) return 0;
+    if (g.items != nullptr && !table_unchanged(g, now)) return 0;
   }
   return 1;
 }
@@ -329,8 +387,9 @@ void set_state(Dispatcher* d, State* st) {
   release(old);  // may run destructors (DECREFs): after the swap, so they see the new state
 }
 
-// _dispatch_set(guards, entries, absent): guards ((namespace, name, obj), ...) with obj `absent`
-// for a name that must stay unbound; entries as in parse_entry, tried in order.
+// _dispatch_set(guards, entries, absent): guards ((namespace, name, obj, items), ...) with obj
+// `absent` for a name that must stay unbound and items a mutable table's captured items (a tuple;
+// a dict's keys and values flattened) or None; entries as in parse_entry, tried in order.
 PyObject* dispatch_set(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 3 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1])) {
     PyErr_SetString(PyExc_TypeError, "_dispatch_set(guards: tuple, entries: tuple, absent)");
@@ -341,13 +400,18 @@ PyObject* dispatch_set(PyObject* self, PyObject* const* args, Py_ssize_t nargs) 
   bool ok = true;
   for (Py_ssize_t i = 0; ok && i < PyTuple_GET_SIZE(guards); ++i) {
     PyObject* g = PyTuple_GET_ITEM(guards, i);
-    if (!PyTuple_Check(g) || PyTuple_GET_SIZE(g) != 3 || !PyDict_Check(PyTuple_GET_ITEM(g, 0))) {
-      ok = bad("a guard is (namespace: dict, name, obj)");
+    if (!PyTuple_Check(g) || PyTuple_GET_SIZE(g) != 4 || !PyDict_Check(PyTuple_GET_ITEM(g, 0))) {
+      ok = bad("a guard is (namespace: dict, name, obj, items)");
       break;
     }
     PyObject* obj = PyTuple_GET_ITEM(g, 2);
+    PyObject* items = PyTuple_GET_ITEM(g, 3);
+    if (items != Py_None && !(PyTuple_CheckExact(items) && obj != args[2])) {
+      ok = bad("a guard's items are a tuple (a bound table's) or None");
+      break;
+    }
     st->guards.push_back({st->keep(PyTuple_GET_ITEM(g, 0)), st->keep(PyTuple_GET_ITEM(g, 1)),
-                          obj == args[2] ? nullptr : st->keep(obj)});
+                          obj == args[2] ? nullptr : st->keep(obj), items == Py_None ? nullptr : st->keep(items)});
   }
   PyObject* entries = args[1];
   st->entries.resize(ok ? static_cast<size_t>(PyTuple_GET_SIZE(entries)) : 0);

@@ -222,6 +222,7 @@ py::object Function::scalar_to_python(const void* p, int dtype, bool py_scalar) 
     case EP_UINT64: out = PyLong_FromUnsignedLongLong(load<uint64_t>(p)); break;
     case EP_FLOAT32: out = PyFloat_FromDouble(load<float>(p)); break;
     case EP_FLOAT64: out = PyFloat_FromDouble(load<double>(p)); break;
+    case EP_FLOAT16: out = PyFloat_FromDouble(static_cast<float>(ep::half::from_bits(load<uint16_t>(p)))); break;
     case EP_COMPLEX64: {
       auto c = load<std::array<float, 2>>(p);
       out = PyComplex_FromDoubles(c[0], c[1]);
@@ -312,6 +313,25 @@ py::object Function::convert_dict(const Type& t, ep_value& v, CallState& st) con
   return out;
 }
 
+py::object Function::build_record(const Type& t, CallState& st, int64_t& slot, ep_value* vals) const {
+  if (t.build == RecordBuild::Keywords) {  // pydantic: the model validates what compiled code built
+    py::dict fields;
+    for (size_t i = 0; i < t.items.size(); ++i) {
+      fields[py::str(t.fields[i])] = convert_result(t.items[i], st, slot, vals);
+    }
+    PyObject* r = PyObject_Call(t.cls.ptr(), py::tuple().ptr(), fields.ptr());
+    if (r == nullptr) throw py::error_already_set();  // pydantic's ValidationError, at the call
+    return py::reinterpret_steal<py::object>(r);
+  }
+  // a plain class: __init__ already ran in compiled code; create it as copy.copy does and set each attribute
+  py::object obj = t.cls.attr("__new__")(t.cls);
+  for (size_t i = 0; i < t.items.size(); ++i) {
+    py::object value = convert_result(t.items[i], st, slot, vals);
+    if (PyObject_SetAttrString(obj.ptr(), t.fields[i].c_str(), value.ptr()) != 0) throw py::error_already_set();
+  }
+  return obj;
+}
+
 py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot, ep_value* vals) const {
   ep_value* base = vals != nullptr ? vals : st.results.data();  // a dict's entries carry their own slots
   switch (t.kind) {
@@ -387,6 +407,7 @@ py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot,
       return py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(t.members.ptr(), i));
     }
     case Kind::Record: {  // built by the class itself, so its __eq__, __repr__, hash are the user's
+      if (t.build != RecordBuild::Call) return build_record(t, st, slot, vals);
       py::tuple items(t.items.size());
       for (size_t i = 0; i < t.items.size(); ++i) {
         PyTuple_SET_ITEM(items.ptr(), i, convert_result(t.items[i], st, slot, vals).release().ptr());
@@ -396,6 +417,16 @@ py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot,
       return py::reinterpret_steal<py::object>(r);
     }
     case Kind::Gen: return convert_generator(t, base[slot++], st);  // generators.cpp
+    case Kind::Union: {  // the tag, then every member's slots: the held member's value, with its exact type
+      ep_value& tag = base[slot];
+      if (tag.kind != EP_KIND_SCALAR || tag.dtype != EP_INT64) bad_result(name_, t, tag);
+      const int64_t k = load<int64_t>(tag.scalar.bytes);
+      if (k < 0 || k >= static_cast<int64_t>(t.items.size())) bad_result(name_, t, tag);
+      int64_t at = slot + 1;
+      for (int64_t i = 0; i < k; ++i) at += t.items[static_cast<size_t>(i)].nslots;
+      slot += t.nslots;
+      return convert_result(t.items[static_cast<size_t>(k)], st, at, vals);
+    }
     case Kind::Tuple: {
       py::tuple out(t.items.size());
       for (size_t i = 0; i < t.items.size(); ++i) {

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "everypath/abi.h"
+#include "everypath/half.hpp"
 
 namespace ep_runtime {
 
@@ -58,7 +59,7 @@ struct DtypeInfo {
 };
 
 // Indexed by ep_dtype: the order is the ABI's.
-inline constexpr std::array<DtypeInfo, 13> kDtypes = {{
+inline constexpr std::array<DtypeInfo, 14> kDtypes = {{
     {"bool", 1, 'b', "bool"},
     {"int8", 1, 'i', "int"},
     {"int16", 2, 'i', "int"},
@@ -72,6 +73,7 @@ inline constexpr std::array<DtypeInfo, 13> kDtypes = {{
     {"float64", 8, 'f', "float"},
     {"complex64", 8, 'c', "complex"},
     {"complex128", 16, 'c', "complex"},
+    {"float16", 2, 'f', "float"},
 }};
 
 // ep_dtype for a NumPy dtype name, -1 if unsupported.
@@ -87,7 +89,7 @@ struct NumpyState {
   // NumPy type_num -> ep_dtype (-1 if unsupported). Several type_nums map to
   // one ep dtype (e.g. NPY_LONG and NPY_LONGLONG are both int64 on Linux).
   std::array<int, 32> from_type_num{};
-  std::array<PyObject*, 13> dtype{};        // numpy.dtype('float64') ...
+  std::array<PyObject*, kDtypes.size()> dtype{};        // numpy.dtype('float64') ...
   PyTypeObject* np_bool = nullptr;
   PyTypeObject* np_integer = nullptr;
   PyTypeObject* np_floating = nullptr;
@@ -112,7 +114,9 @@ void init_numpy_state();
 // --------------------------------------------------------------------------
 // Compiled signature
 
-enum class Kind { Array, Scalar, Tuple, List, None, Str, Dict, Set, Enum, Record, Gen };
+enum class Kind { Array, Scalar, Tuple, List, None, Str, Dict, Set, Enum, Record, Gen, Union };
+// cls(*fields) (dataclass, NamedTuple); object.__new__ + setattr (plain class); cls(**fields) (pydantic)
+enum class RecordBuild { Call, New, Keywords };
 
 struct Type {
   Kind kind = Kind::None;
@@ -127,6 +131,7 @@ struct Type {
   py::object cls;
   py::object members;              // enums: tuple(cls), in definition order; the kernel passes an index into it
   std::vector<std::string> fields;  // records: field names, one per item
+  RecordBuild build = RecordBuild::Call;  // records: how a result is built (lowering/signature.py _BUILD)
   py::object allowed;              // Literal[...] parameters: the values a call may pass (a tuple), else empty
   bool seq = false;                // lists of other than scalars/str: one EP_KIND_SEQ slot of items (results)
 };
@@ -284,14 +289,20 @@ class Function {
                          ArgPath& path) const;
   void convert_scalar_arg(PyObject* obj, const Type& t, ep_value& v, ArgPath& path) const;
   void convert_dict_arg(PyObject* obj, const Type& t, CallState& st, ep_value& out, ArgPath& path) const;
+  void convert_union_arg(PyObject* obj, const Type& t, bool mutated, CallState& st, int64_t& slot,
+                         ArgPath& path) const;
   std::string arg_label(const ArgPath& path) const;
   void check_allowed(PyObject* obj, const Type& t, const ArgPath& path) const;
   [[noreturn]] void arg_type_error(PyObject* obj, const Type& t, const ArgPath& path) const;
+  // a plain class's instance holds exactly the attributes its __init__ sets (TypeError naming the parameter)
+  void check_attributes(PyObject* obj, const Type& t, const ArgPath& path) const;
 
   // results.cpp
   // vals: the ep_values to read (a dict entry's); by default the call's results
   py::object convert_result(const Type& t, CallState& st, int64_t& slot, ep_value* vals = nullptr) const;
   py::object convert_dict(const Type& t, ep_value& v, CallState& st) const;
+  // a plain class's instance (object.__new__, attributes set) or a pydantic model (cls(**fields))
+  py::object build_record(const Type& t, CallState& st, int64_t& slot, ep_value* vals) const;
   py::object convert_array_result(ep_value& v, CallState& st) const;
   py::object borrowed_array(const ep_value& v, CallState& st) const;
   // an array result as its type says: a tensor (torch), else the NumPy view of a tensor argument

@@ -27,7 +27,7 @@ void init_numpy_state() {
   }
   // Every C type character NumPy knows for our dtypes, so that aliases such
   // as 'q' (long long) and 'l' (long) both map to int64.
-  for (const char* c = "?bBhHiIlLqQfdFD"; *c; ++c) {
+  for (const char* c = "?bBhHiIlLqQfdFDe"; *c; ++c) {
     py::object dt = np.attr("dtype")(std::string(1, *c));
     int num = dt.attr("num").cast<int>();
     int ep = dtype_from_name(dt.attr("name").cast<std::string>());
@@ -176,7 +176,8 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
     if (!is_result) bad_field(where.key("kind"), "'list' is only supported for results");
     t.kind = Kind::List;
     Type elem = parse_type(require_key(d, "elem", where), where.key("elem"), is_result, depth + 1);
-    t.seq = elem.kind == Kind::Record || elem.kind == Kind::Tuple || elem.kind == Kind::Enum;  // EP_KIND_SEQ
+    t.seq = elem.kind == Kind::Record || elem.kind == Kind::Tuple || elem.kind == Kind::Enum ||
+            elem.kind == Kind::Union;  // EP_KIND_SEQ
     if (!t.seq && elem.kind != Kind::Scalar && elem.kind != Kind::Str) {
       bad_field(where.key("elem"), "list elements must be scalars, str, tuples, enums or records");
     }
@@ -225,6 +226,12 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
       ++i;
     }
     for (py::handle f : fields) t.fields.push_back(py::cast<std::string>(f));
+    if (d.contains("build")) {
+      const std::string build = require_str(d, "build", where);
+      if (build == "new") t.build = RecordBuild::New;
+      else if (build == "keywords") t.build = RecordBuild::Keywords;
+      else bad_field(where.key("build"), "expected 'new' or 'keywords'");
+    }
     t.text = require_str(d, "qualname", where);
   } else if (kind == "generator") {  // a lazy iterator (generators.cpp): the whole result, one slot
     if (!is_result || depth != 0) bad_field(where.key("kind"), "'generator' is only supported as the result itself");
@@ -232,6 +239,19 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
     t.items.push_back(parse_type(require_key(d, "item", where), where.key("item"), is_result, depth + 1));
     t.text = "Iterator[" + t.items[0].text + "]";
     t.nslots = 1;  // one ep_value of kind EP_KIND_GEN (abi.h)
+  } else if (kind == "union") {  // lowering/unions.py: an int64 tag slot, then every member's slots
+    t.kind = Kind::Union;  // parameters too: arguments.cpp picks the member by the argument's Python type
+    py::object items = require_key(d, "items", where);
+    if (!PyList_Check(items.ptr())) bad_field(where.key("items"), "expected a list");
+    t.nslots = 1;
+    size_t i = 0;
+    for (py::handle item : items) {
+      t.items.push_back(parse_type(item, where.key("items").index(i), is_result, depth + 1));
+      t.nslots += t.items.back().nslots;
+      t.text += (i ? " | " : "") + t.items.back().text;
+      ++i;
+    }
+    if (i < 2) bad_field(where.key("items"), "a union has at least two members");
   } else if (kind == "none") {
     t.kind = Kind::None;
     t.nslots = 0;

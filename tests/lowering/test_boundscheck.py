@@ -374,3 +374,139 @@ def test_a_narrow_integer_index_is_bounded_by_its_dtype() -> None:
                      (short_histogram, (img,)),  # holds 255: NumPy's IndexError
                      (signed_histogram, (rng.integers(-128, 128, 50).astype(np.int8),))):
         _check(everypath.compile(fn, settings=_settings()), fn, args)
+
+
+# ---- bisection: facts from `while lo < hi` and an optimistic fixpoint over lo, hi and mid ---------------
+def lower_bound(a: Vec, v: float) -> int:
+    lo = 0
+    hi = a.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def upper_bound(a: Vec, v: float) -> int:
+    lo, hi = 0, len(a)
+    while lo < hi:
+        mid = lo + (hi - lo) // 2  # the overflow-safe midpoint
+        if v < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def bisect_right(a: Vec, x: float) -> int:
+    lo, hi = 0, len(a)
+    if hi == 0:
+        return 0
+    if x >= a[hi - 1]:  # hi == len(a) >= 1 here
+        return hi
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if x < a[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def find_exact(a: Vec, v: float) -> int:
+    lo, hi = 0, len(a) - 1
+    while lo <= hi:  # mid in [lo, hi], and hi <= len(a) - 1 by induction (hi = mid - 1)
+        mid = (lo + hi) // 2
+        if a[mid] == v:
+            return mid
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return -1
+
+
+def count_below(a: Vec, t: float) -> int:
+    i = 0
+    while i < len(a) and a[i] < t:  # i <= len(a) - 1 at the read, tested just before
+        i += 1
+    return i
+
+
+def lower_bound_off_by_one(a: Vec, v: float) -> int:
+    lo, hi = 0, len(a)
+    while lo <= hi:  # should be lo < hi (or hi = len(a) - 1): mid reaches len(a) when v is above every element
+        mid = (lo + hi) // 2
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return lo
+
+
+def search_from(a: Vec, v: float, lo: int) -> int:
+    hi = len(a)
+    while lo < hi:  # a negative lo makes mid negative: a[mid] wraps as in NumPy, or leaves the array
+        mid = (lo + hi) // 2
+        if a[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def widening_probe(a: Vec, steps: int) -> float:
+    lo, hi = 0, len(a)
+    total = 0.0
+    while lo < hi and steps > 0:
+        mid = (lo + hi) // 2
+        total += a[mid]
+        hi = mid + 2  # can pass len(a) (len 1: mid 0, then hi 2 and mid 1): the bound grows, no fact
+        steps -= 1
+    return total
+
+
+BISECTIONS = [lower_bound, upper_bound, bisect_right, find_exact, count_below]
+
+
+@pytest.mark.parametrize("fn", BISECTIONS, ids=lambda f: f.__name__)
+def test_a_bisection_needs_no_check(fn: Callable[..., Any]) -> None:
+    accs, src = _accessors(fn)
+    assert accs == {"get_inbounds"}, accs
+    assert "ep::pyint::" not in src  # 0 <= lo < hi <= len(a) <= 2**62: `lo + hi` fits int64, no overflow check
+    f = everypath.compile(fn, settings=_settings())
+    rng = np.random.default_rng(12)
+    arrays = [np.zeros(0), np.array([1.0]), np.array([1.0, 1.0, 2.0]), np.sort(rng.integers(0, 6, 40)).astype(float),
+              np.sort(rng.standard_normal(101))]
+    for a in arrays:
+        for v in (-10.0, *a[::7].tolist(), 0.0, 0.5, 1.0, 2.0, 10.0):
+            _check(f, fn, (a, v))
+    _check(f, fn, (np.arange(20.0)[::3], 9.0))  # a strided view
+
+
+def test_an_off_by_one_bisection_keeps_its_check() -> None:
+    # mid <= hi <= len(a): never negative (mid >= lo >= 0 where lo <= hi holds) but possibly len(a)
+    assert _accessors(lower_bound_off_by_one)[0] == {"get_nonneg"}
+    f = everypath.compile(lower_bound_off_by_one, settings=_settings())
+    a = np.array([1.0, 2.0, 4.0])
+    for v in (0.0, 2.0, 3.0, 4.0, 5.0):  # 5.0: mid reaches 3, NumPy's IndexError for axis 0 with size 3
+        _check(f, lower_bound_off_by_one, (a, v))
+    _check(f, lower_bound_off_by_one, (np.zeros(0), 1.0))
+    assert _accessors(widening_probe)[0] == {"get_nonneg"}
+    g = everypath.compile(widening_probe, settings=_settings())
+    for n, steps in ((1, 1), (1, 2), (2, 3), (5, 4), (9, 9)):
+        _check(g, widening_probe, (np.arange(float(n)), steps))
+
+
+def test_a_bisection_from_a_negative_start_keeps_the_wrap() -> None:
+    # mid < hi <= len(a) is proven, its sign is not (lo is a parameter): wrapped, not compared above
+    accs, src = _accessors(search_from)
+    assert accs == {"get_below<1u>"}, accs
+    assert "ep::pyint::add" in src  # lo is unbounded below: `lo + hi` keeps its overflow check
+    f = everypath.compile(search_from, settings=_settings())
+    a = np.arange(5.0)
+    for lo in (0, 2, -3, -9, -12, -20, -(2**63)):  # -9: a[-2] wraps; -20: index -8 is out of range
+        for v in (-1.0, 2.5, 9.0):
+            _check(f, search_from, (a, v, lo))

@@ -9,6 +9,7 @@ import pytest
 
 import everypath as ep
 from everypath.errors import CompileError
+from tests.corpus.values._compare import assert_same
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]
 I1 = np.ndarray[tuple[int], np.dtype[np.int64]]
@@ -254,22 +255,8 @@ def failing(text: str, key: str, n: int, which: int) -> int:
 
 # ---- tests ------------------------------------------------------------------------------------
 def same(got: object, want: object) -> None:
-    """Equal, with the exact type of every item, dict key order included; arrays by value and dtype."""
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, np.ndarray):
-        np.testing.assert_array_equal(got, want)
-        assert got.dtype == want.dtype
-    elif isinstance(want, dict):
-        assert list(got) == list(want), (got, want)  # type: ignore[arg-type]
-        for (gk, gv), (wk, wv) in zip(got.items(), want.items()):  # type: ignore[attr-defined]
-            same(gk, wk)
-            same(gv, wv)
-    elif isinstance(want, (tuple, list)):
-        assert len(got) == len(want), (got, want)  # type: ignore[arg-type]
-        for g, w in zip(got, want):  # type: ignore[call-overload]
-            same(g, w)
-    else:
-        assert got == want, (got, want)
+    """Value and exact type at every level (tests/corpus/values/_compare.py, shared with the values corpus)."""
+    assert_same(want, got)
 
 
 TEXT = "the cat and the hat and the bat sat on a mat"
@@ -403,8 +390,8 @@ def reset_via_helper(counts: dict[str, int], w: str) -> int:
 
 
 def in_closure(counts: dict[str, int], w: str) -> int:
-    size = lambda: len(counts)  # noqa: E731
-    return size()
+    take = lambda: counts.pop(w, 0)  # noqa: E731  # a closure that only reads it is fine (test_values_gaps.py)
+    return take()
 
 
 @pytest.mark.parametrize("fn", [bump, reset_via_helper, in_closure])
@@ -452,3 +439,20 @@ def test_sets_match_cpython() -> None:
     fn = ep.compile(set_report)
     for args in ((TEXT, "The dog and the cat.", 10), ("a a", "b", 0)):
         same(fn(*args), set_report(*args))
+
+
+def display_lookup(s: str) -> tuple[int, bool]:
+    # displays used in place: the generated code names only ep::make_dict / ep::make_set, not the types
+    return {"a": 1, "b": 2}.get(s, 0) + {"a": 10, "b": 20, "c": 30}[s], len(s) in {1, 3}
+
+
+@pytest.mark.parametrize("s", ["a", "c", "zz"])
+def test_displays_used_in_place_build_and_match_cpython(s: str) -> None:
+    try:
+        want = display_lookup(s)
+    except KeyError as exc:
+        with pytest.raises(KeyError) as got:
+            ep.compile(display_lookup)(s)
+        assert got.value.args == exc.args
+        return
+    same(ep.compile(display_lookup)(s), want)

@@ -15,6 +15,7 @@ import pytest
 import everypath as ep
 from everypath.errors import CompileError
 from everypath.lowering._runtime import Generator
+from tests.corpus.values._compare import assert_same
 
 F32 = np.ndarray[tuple[int], np.dtype[np.float32]]
 F64 = np.ndarray[tuple[int], np.dtype[np.float64]]
@@ -154,18 +155,9 @@ def first_negative(a: F64) -> np.float64:
 
 
 # ---- checks ----------------------------------------------------------------------------------------------
-def same(got: Any, want: Any) -> None:
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, (tuple, list)):
-        assert len(got) == len(want), (got, want)
-        for g, w in zip(got, want):
-            same(g, w)
-    elif isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True), (got, want)
-    elif isinstance(want, (float, np.floating)) and np.isnan(want):
-        assert np.isnan(got)
-    else:
-        assert got == want, (got, want)
+def same(got: object, want: object) -> None:
+    """Value and exact type at every level (tests/corpus/values/_compare.py, shared with the values corpus)."""
+    assert_same(want, got)
 
 
 @functools.cache

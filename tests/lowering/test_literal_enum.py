@@ -12,6 +12,7 @@ import pytest
 
 import everypath as ep
 from everypath.errors import CompileError
+from tests.corpus.values._compare import assert_same
 
 
 class Color(enum.Enum):
@@ -119,18 +120,8 @@ def compiled(fn):  # noqa: ANN001, ANN201 - one build per function for the whole
 
 
 def same(got: object, want: object) -> None:
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype and got.shape == want.shape  # type: ignore[attr-defined]
-        np.testing.assert_array_max_ulp(got, want, 1)  # transcendental functions: libmvec, within 1 ulp of NumPy
-    elif isinstance(want, (tuple, list)):
-        assert len(got) == len(want), (got, want)  # type: ignore[arg-type]
-        for g, w in zip(got, want):  # type: ignore[call-overload]
-            same(g, w)
-    elif isinstance(want, enum.Enum):
-        assert got is want, (got, want)
-    else:
-        assert got == want, (got, want)
+    """Value and exact type at every level (tests/corpus/values/_compare.py, shared with the values corpus)."""
+    assert_same(want, got, rtol=1e-15)  # transcendental functions: libmvec, within an ulp of NumPy
 
 
 CASES = [

@@ -11,6 +11,7 @@ import pytest
 
 import everypath as ep
 from everypath.errors import CompileError
+from tests.corpus.values._compare import assert_same
 
 Image = pytest.importorskip("PIL.Image")  # the `refs` extra (pyproject.toml)
 
@@ -139,20 +140,8 @@ def compiled(fn):  # noqa: ANN001, ANN201 - one build per function for the whole
 
 
 def same(got: object, want: object) -> None:
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, Image.Image):
-        assert isinstance(got, Image.Image)
-        assert (got.mode, got.size) == (want.mode, want.size)
-        g, w = np.asarray(got), np.asarray(want)
-        assert g.dtype == w.dtype and g.shape == w.shape
-        np.testing.assert_array_equal(g, w)
-        assert got.tobytes() == want.tobytes()
-    elif isinstance(want, tuple):
-        assert len(got) == len(want)  # type: ignore[arg-type]
-        for x, y in zip(got, want):  # type: ignore[call-overload]
-            same(x, y)
-    else:
-        assert got == want
+    """Value and exact type at every level (tests/corpus/values/_compare.py, shared with the values corpus)."""
+    assert_same(want, got)
 
 
 RNG = np.random.default_rng(14)

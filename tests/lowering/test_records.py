@@ -12,6 +12,7 @@ import pytest
 
 import everypath as ep
 from everypath.errors import CompileError
+from tests.corpus.values._compare import assert_same
 
 
 @dataclass(frozen=True)
@@ -138,24 +139,8 @@ def compiled(fn):  # noqa: ANN001, ANN201 - one build per function for the whole
 
 
 def same(got: object, want: object) -> None:
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, np.ndarray):
-        assert got.dtype == want.dtype and got.shape == want.shape  # type: ignore[attr-defined]
-        np.testing.assert_array_equal(got, want)
-    elif isinstance(want, Segment):
-        same(got.start, want.start)  # type: ignore[attr-defined]
-        same(got.end, want.end)  # type: ignore[attr-defined]
-        same(got.weights, want.weights)  # type: ignore[attr-defined]
-    elif isinstance(want, (tuple, list)):
-        assert len(got) == len(want), (got, want)  # type: ignore[arg-type]
-        for g, w in zip(got, want):  # type: ignore[call-overload]
-            same(g, w)
-        assert got == want
-    else:
-        if hasattr(want, "__dataclass_fields__"):
-            for name in want.__dataclass_fields__:  # type: ignore[attr-defined]
-                same(getattr(got, name), getattr(want, name))
-        assert got == want, (got, want)
+    """Value and exact type at every level (tests/corpus/values/_compare.py, shared with the values corpus)."""
+    assert_same(want, got)
 
 
 D1 = Detection((0.0, 0.0, 2.0, 3.0), 0.75, "cat")

@@ -194,7 +194,7 @@ def test_function_exposes_signature_and_name(lib: _runtime.Library) -> None:
         ({"params": [], "result": NONE}, "signature['name']"),
         ({"name": "f", "result": NONE}, "signature['params']"),
         ({"name": "f", "params": []}, "signature['result']"),
-        (sig("f", [param("x", {"kind": "array", "dtype": "float16", "ndim": 1})], NONE),
+        (sig("f", [param("x", {"kind": "array", "dtype": "float128", "ndim": 1})], NONE),
          "signature['params'][0]['type']['dtype']"),
         (sig("f", [param("x", {"kind": "array", "dtype": "float64", "ndim": 9})], NONE),
          "signature['params'][0]['type']['ndim']"),

@@ -12,6 +12,7 @@ import pytest
 import everypath as ep
 from everypath.variants import unicode_tables
 from everypath.errors import CompileError
+from tests.corpus.values._compare import assert_same
 
 # ---- helpers: each one a small function a user would write --------------------------------
 
@@ -204,13 +205,8 @@ def case_and_classes(s: str) -> tuple[str, str, tuple[int, int, int, int], str]:
 
 # ---- checks -------------------------------------------------------------------------------
 def same(got: object, want: object) -> None:
-    assert type(got) is type(want), (got, want)
-    if isinstance(want, (tuple, list)):
-        assert len(got) == len(want), (got, want)  # type: ignore[arg-type]
-        for g, w in zip(got, want):  # type: ignore[call-overload]
-            same(g, w)
-    else:
-        assert got == want, (got, want)
+    """Value and exact type at every level (tests/corpus/values/_compare.py, shared with the values corpus)."""
+    assert_same(want, got)
 
 
 @functools.cache

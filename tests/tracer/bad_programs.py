@@ -6,11 +6,20 @@ F64_1D = np.ndarray[tuple[int], np.dtype[np.float64]]
 F64_2D = np.ndarray[tuple[int, int], np.dtype[np.float64]]
 
 
-def uses_try(x: F64_1D) -> float:
-    try:  # expect: 5 | try/except is not supported
-        return float(x[0])
-    except IndexError:
-        return 0.0
+def uses_try_star(x: F64_1D) -> float:
+    y = 0.0
+    try:  # expect: 5 | 'except*' (exception groups) is not supported
+        y = float(x[0])
+    except* IndexError:
+        pass
+    return y
+
+
+def uses_mapping_pattern(x: F64_1D) -> float:
+    match {"a": 1.0}:
+        case {"a": v}:  # expect: 14 | mapping patterns ({...}) in match statements are not supported
+            return v
+    return 0.0
 
 
 def uses_global(x: F64_1D) -> float:

@@ -127,7 +127,7 @@ def test_compiled_code_writes_into_a_module_array(tmp_path: Path) -> None:
 
 def test_unsupported_globals_are_located_errors(tmp_path: Path) -> None:
     m = _module(tmp_path, """
-        CONFIG = {"gain": 2.0}
+        CONFIG = {"gain": np.float64(2.0)}  # a table of plain constants would be captured (test_values_gaps.py)
         PAIRS = (np.ones(2), np.zeros(2))
         TABLE = np.arange(3.0)
 

@@ -147,6 +147,7 @@ def test_typing():
     assert str(infer("numpy.frexp", 2.0)) == "tuple[np.float64, np.int32]"
     assert "not supported for complex" in typing_error("numpy.isposinf", sample((3,), np.complex128))
     assert "i0 not supported for complex" in typing_error("numpy.i0", sample((3,), np.complex64))
-    assert "float16" in typing_error("numpy.logaddexp", sample((3,), np.int8), sample((3,), np.int8))
+    # NumPy's float16 loop types as float16; compiled code refuses it (lowering/half_ops.py: logaddexp is a composite)
+    assert str(infer("numpy.logaddexp", sample((3,), np.int8), sample((3,), np.int8))) == "float16[:]"
     assert "gcd" in typing_error("numpy.gcd", sample((3,), np.float64), 2)
     assert "keyword" in typing_error("numpy.logaddexp", sample((3,), np.float64), 1.0, out=None)

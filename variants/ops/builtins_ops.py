@@ -85,7 +85,7 @@ def zip_infer(site: Site) -> Type:
 
 def reversed_infer(site: Site) -> Type:
     (t,) = site.args
-    if not isinstance(t, (ArrayT, ListT, RangeT)):
+    if not isinstance(t, (ArrayT, ListT, RangeT, StrT)):  # str: code points from the last (lowering/emit.py)
         raise TypingError(f"reversed() of {t} is not supported")
     return IterT("reversed", (t,))
 
@@ -152,6 +152,8 @@ def sum_lower(ls: LowerSite) -> str:
     rt = ls.result
     assert isinstance(rt, ScalarT)
     start = ls.args[1] if len(ls.args) > 1 else ls.kwargs.get("start", "int64_t(0)")
+    if rt.weak and rt.dtype is DType.INT64:  # Python ints: OverflowError beyond int64 (everypath/pyint.hpp)
+        return f"ep::pyint::sum({ls.args[0]}, static_cast<int64_t>({start}))"
     return f"ep::py_sum<{rt.dtype.cpp}>({ls.args[0]}, static_cast<{rt.dtype.cpp}>({start}))"
 
 
@@ -212,6 +214,8 @@ def int_lower(ls: LowerSite) -> str:
     t = ls.arg_types[0]
     if isinstance(t, ScalarT) and t.dtype.is_float:
         return f"ep::py::to_int(double({ls.args[0]}))"
+    if isinstance(t, ScalarT) and t.dtype is DType.UINT64:  # above 2**63 - 1: OverflowError, not a negative int
+        return f"ep::pyint::from_u64({ls.args[0]})"
     return f"static_cast<int64_t>({ls.args[0]})"
 
 
@@ -283,6 +287,13 @@ def divmod_infer(site: Site) -> Type:
     fd = infer_ufunc(Ufunc(np.floor_divide, "floordiv", "floordiv"), "operator.floordiv", True)(site)
     md = infer_ufunc(Ufunc(np.remainder, "mod", "mod"), "operator.mod", True)(site)
     return TupleT((fd, md))
+
+
+def divmod_lower(ls: LowerSite) -> str:
+    q = ls.result.items[0] if isinstance(ls.result, TupleT) else None
+    if isinstance(q, ScalarT) and q.weak and q.dtype is DType.INT64:  # divmod(INT64_MIN, -1): OverflowError
+        return f"ep::pyint::divmod({', '.join(f'int64_t({a})' for a in ls.args)})"
+    return f"ep::py_divmod({', '.join(ls.args)})"
 
 
 # ---- math ---------------------------------------------------------------
@@ -395,8 +406,7 @@ def declare(reg: Registry) -> None:
     add(Operator("builtins.abs", Family.ELEMENTWISE, builtins.abs, abs_infer, None,
                  elementwise=Ufunc(np.absolute, "absolute", None, 1), variants=ELEMENTWISE_VARIANTS))
     add(Operator("builtins.round", B, builtins.round, round_infer, round_lower))
-    add(Operator("builtins.divmod", B, builtins.divmod, divmod_infer,
-                 lambda ls: f"ep::py_divmod({', '.join(ls.args)})"))
+    add(Operator("builtins.divmod", B, builtins.divmod, divmod_infer, divmod_lower))
     add(Operator("builtins.pow", Family.ELEMENTWISE, builtins.pow, infer_ufunc(Ufunc(np.power, "power", "power"),
                  "operator.pow", True), None, elementwise=Ufunc(np.power, "power", "power"),
                  variants=ELEMENTWISE_VARIANTS))

@@ -120,7 +120,7 @@ def loop_dtypes(uf: Any, operands: list[Type]) -> tuple[DType, ...]:
         raise TypingError(str(exc).replace("ufunc ", "np.")) from None
     try:
         return tuple(DType.of(d) for d in dts)
-    except ValueError as exc:  # np.tanh of uint8 loops in float16: a located refusal, not a crash
+    except ValueError as exc:  # a loop dtype with no everypath twin (longdouble, ...): a located refusal, not a crash
         name = getattr(uf, "__name__", "ufunc")
         raise TypingError(f"np.{name} of {', '.join(str(t) for t in operands)} computes in "
                           f"{', '.join(str(d) for d in dts)}: {exc}") from None

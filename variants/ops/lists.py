@@ -178,30 +178,40 @@ def _method_infer(site: Site) -> Type:
     return result(lst.elem)
 
 
-def _method_lower(ls: LowerSite) -> str:
-    meth = ls.key.split(".", 1)[1]
-    recv, args = ls.args[0], ls.args[1:]
+def _as_item(ls: LowerSite, x: str) -> str:
+    """An argument as the list's item type (a list method's argument meets the list's own items)."""
     lst = ls.arg_types[0]
     assert isinstance(lst, ListT)
-    if meth == "sort":
-        return f"(ep::list_sort({recv}, static_cast<bool>({ls.arg('reverse') or 'false'})), ep::None{{}})"
-    if meth == "reverse":
-        return f"(std::reverse({recv}.items->begin(), {recv}.items->end()), ep::None{{}})"
-    if meth == "clear":
-        return f"({recv}.items->clear(), ep::None{{}})"
-    if meth == "copy":
-        return f"ep::list_copy({recv})"
-    if meth == "pop":
-        return f"ep::list_pop({recv}{''.join(f', ep::index_t({a})' for a in args)})"
-    if meth in ("count", "index", "remove"):
-        x = f"static_cast<{ls.ctype(lst.elem)}>({args[0]})"
-        extra = f", {_repr(lst.elem)}" if meth == "index" else ""
-        call = f"ep::list_{meth}({recv}, {x}{extra})"
-        return f"({call}, ep::None{{}})" if meth == "remove" else call
-    if meth == "insert":
-        return f"(ep::list_insert({recv}, ep::index_t({args[0]}), static_cast<{ls.ctype(lst.elem)}>({args[1]})), " \
-               "ep::None{})"
-    return f"(ep::list_extend({recv}, {args[0]}), ep::None{{}})"  # extend
+    return f"static_cast<{ls.ctype(lst.elem)}>({x})"
+
+
+def _index_lower(ls: LowerSite) -> str:
+    lst = ls.arg_types[0]
+    assert isinstance(lst, ListT)
+    return f"ep::list_index({ls.args[0]}, {_as_item(ls, ls.args[1])}, {_repr(lst.elem)})"
+
+
+# method -> its C++ given the call (receiver first); methods Python answers None for give ep::None after the work
+_METHOD_LOWER: dict[str, Callable[[LowerSite], str]] = {
+    "sort": lambda ls: f"(ep::list_sort({ls.args[0]}, static_cast<bool>({ls.arg('reverse') or 'false'})), "
+                       "ep::None{})",
+    "reverse": lambda ls: f"(std::reverse({ls.args[0]}.items->begin(), {ls.args[0]}.items->end()), ep::None{{}})",
+    "clear": lambda ls: f"({ls.args[0]}.items->clear(), ep::None{{}})",
+    "copy": lambda ls: f"ep::list_copy({ls.args[0]})",
+    "pop": lambda ls: f"ep::list_pop({ls.args[0]}{''.join(f', ep::index_t({a})' for a in ls.args[1:])})",
+    "count": lambda ls: f"ep::list_count({ls.args[0]}, {_as_item(ls, ls.args[1])})",
+    "index": _index_lower,
+    "remove": lambda ls: f"(ep::list_remove({ls.args[0]}, {_as_item(ls, ls.args[1])}), ep::None{{}})",
+    "insert": lambda ls: f"(ep::list_insert({ls.args[0]}, ep::index_t({ls.args[1]}), {_as_item(ls, ls.args[2])}), "
+                         "ep::None{})",
+    "extend": lambda ls: f"(ep::list_extend({ls.args[0]}, {ls.args[1]}), ep::None{{}})",
+}
+assert set(_METHOD_LOWER) == set(METHODS)
+
+
+def _method_lower(ls: LowerSite) -> str:
+    assert isinstance(ls.arg_types[0], ListT)
+    return _METHOD_LOWER[ls.key.split(".", 1)[1]](ls)
 
 
 def declare(reg: Registry) -> None:

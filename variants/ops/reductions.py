@@ -288,6 +288,8 @@ _AXIS_KERNELS = {
 def _check_path(ls: LowerSite, kname: str, src: DType, res: DType) -> None:
     if ls.path == "loops":
         return
+    if DType.FLOAT16 in (src, res):
+        raise PathNotApplicable("float16 reductions run on the loops path (NumPy's float32 sum per row, rounded once)")
     if kname not in _PATH_KERNELS.get(ls.path, ()):
         raise PathNotApplicable(f"no {ls.path} kernel for {kname}")
     if ls.path in ("simd", "accelerate") and not (src is res and src.is_float):
@@ -321,8 +323,8 @@ def _make_lower(name: str) -> Callable[[LowerSite], str]:
             kname = name  # fmax/fmin on integers are max/min, but keep NumPy's error name
         tmpl = R
         extra = ""
-        if kname == "mean":
-            tmpl = f"{R}, {R}"
+        if kname == "mean":  # np.mean of float16 accumulates in float32 (numpy/_core/_methods.py _mean)
+            tmpl = f"{R}, {'float' if res.dtype is DType.FLOAT16 else R}"  # type: ignore[union-attr]
         if name in ("std", "var"):
             tmpl = f"{R}, {_accum_dtype(a, dt).cpp}"
             ddof = b.expr("ddof") if b.has("ddof") else "0"
@@ -333,6 +335,8 @@ def _make_lower(name: str) -> Callable[[LowerSite], str]:
         mask = full_mask if axis is None else mask_of(axis)
         if ls.path != "loops" and kname not in _AXIS_KERNELS.get(ls.path, ()):
             raise PathNotApplicable(f"no {ls.path} kernel for {kname} over an axis")
+        if ls.path != "loops" and DType.FLOAT16 in (a.dtype, res.dtype):  # type: ignore[union-attr]
+            raise PathNotApplicable("float16 reductions run on the loops path")
         if ls.path == "simd" and not (mask == 1 << (a.ndim - 1) and a.dtype is res.dtype and a.dtype.is_float):  # type: ignore[union-attr]
             raise PathNotApplicable("simd axis reductions cover float rows of the last axis in their own dtype")
         return f"{ls.ns}::{kname}_axes<{tmpl}, {mask}u, {'true' if keep else 'false'}>({x}{extra})"

@@ -203,7 +203,7 @@ def join_lower(ls: LowerSite) -> str:
 
 
 # ---- conversions and queries --------------------------------------------------------------------
-_TO = {"float": DType.FLOAT32, "double": DType.FLOAT64, "half": None, "int": DType.INT32, "long": DType.INT64,
+_TO = {"float": DType.FLOAT32, "double": DType.FLOAT64, "half": DType.FLOAT16, "int": DType.INT32, "long": DType.INT64,
        "short": DType.INT16, "char": DType.INT8, "byte": DType.UINT8, "bool": DType.BOOL}
 
 
@@ -215,8 +215,6 @@ def method_infer(site: Site) -> Type:
         if nargs or site.node.kwargs:
             raise TypingError(f"{name}(): arguments are not supported")
         if name in _TO:
-            if _TO[name] is None:
-                raise TypingError("half(): float16 is not supported (it has no everypath dtype)")
             return tensor_t(_TO[name], x.ndim)  # type: ignore[arg-type]
         if name == "numpy":
             return ArrayT(x.dtype, x.ndim)

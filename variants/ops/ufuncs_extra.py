@@ -72,7 +72,7 @@ def _probe_loop(fn: Callable[..., Any], compute: str, ins: tuple[Any, ...]) -> t
 
 
 def _checked(infer: Callable[[Site], Type]) -> Callable[[Site], Type]:
-    """Loop dtypes NumPy has but we do not (float16, for int8 inputs) are typing errors, not crashes."""
+    """Loop dtypes NumPy has but we do not (longdouble, ...) are typing errors, not crashes."""
 
     def wrapped(site: Site) -> Type:
         try:

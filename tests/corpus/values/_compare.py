@@ -77,6 +77,12 @@ def assert_same(want: Any, got: Any, rtol: float = 0.0, where: str = "result") -
         assert (got.mode, got.size) == (want.mode, want.size), \
             f"{where}: image {got.mode} {got.size}, CPython {want.mode} {want.size}"
         assert got.tobytes() == want.tobytes(), f"{where}: image pixels differ"
+    elif isinstance(getattr(want, "__dict__", None), dict) and type(want).__module__ != "builtins":
+        # an instance of a plain class or pydantic model: attribute by attribute, in order (not the class's __eq__,
+        # which for a plain class is identity)
+        assert list(vars(got)) == list(vars(want)), f"{where}: attributes {list(vars(got))}, CPython {list(vars(want))}"
+        for name, w in vars(want).items():
+            assert_same(w, vars(got)[name], rtol, f"{where}.{name}")
     else:
         assert got == want, f"{where}: {got!r}, CPython {want!r}"
 

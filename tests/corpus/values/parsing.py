@@ -5,8 +5,7 @@ ENTRIES = ("parse_kv_lines", "parse_config", "parse_bool", "parse_int_list", "is
            "compare_versions", "parse_query", "parse_ini", "to_int", "to_float", "float_text_roundtrip",
            "int_to_base", "parse_hex_color", "parse_range_list", "strip_comments")
 # compiler gaps these functions found (the located error they fail with today; the test expects exactly that)
-KNOWN = {"parse_csv": "dict(zip[list[str], list[str]]) is not supported", "parse_duration": "module global 'UNITS' is a dict",
-         "parse_size": "module global 'SIZE_UNITS' is a dict",
+KNOWN = {"parse_csv": "dict(zip[list[str], list[str]]) is not supported",
          "parse_ini": "returning an empty dict whose key and value types are unknown",
          "to_int": "int() of text beyond Latin-1"}
 

@@ -15,9 +15,8 @@ REQUIRES = {"detections_above": "generators", "iter_tokens": "generators", "slid
             "resize": "literal", "normalise_case": "literal", "split_counts": "enum", "priority_of": "enum",
             "grey_thumbnail": "pil", "image_histogram": "pil", "invert_image": "pil"}
 # gaps beyond the awaited feature that these functions hit first (the test expects exactly that text)
-KNOWN = {"text_stats": "builtins.len cannot be used as a value here", "grey_thumbnail": "constant Ellipsis is not supported",
+KNOWN = {"grey_thumbnail": "constant Ellipsis is not supported",
          "batched_ids": "array method .tolist() is not supported yet", "split_counts": "Split cannot be a dict key",
-         "normalise_case": "but is annotated 'list[tuple]'",
          "image_histogram": "PIL.Image.Image.convert() is not supported in compiled code"}
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]

@@ -53,7 +53,7 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
         auto v35 = l_i;
         auto v36 = ep::get_unit_inbounds(l_x, v35);
         auto v37 = l_k;
-        auto v38 = ep::py::negative<int64_t>(v37);
+        auto v38 = ep::pyint::negative(v37);
         auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));
         if (v39) {
           EP_LINE(16);  // golden_programs.py:16
@@ -94,7 +94,7 @@ static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
         auto v35 = l_i;
         auto v36 = ep::get_inbounds(l_x, v35);
         auto v37 = l_k;
-        auto v38 = ep::py::negative<int64_t>(v37);
+        auto v38 = ep::pyint::negative(v37);
         auto v39 = ep::sc::lt<double>(v36, static_cast<double>(v38));
         if (v39) {
           EP_LINE(16);  // golden_programs.py:16

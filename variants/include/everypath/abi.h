@@ -89,7 +89,8 @@ typedef enum ep_dtype {
   EP_FLOAT32 = 9,
   EP_FLOAT64 = 10,
   EP_COMPLEX64 = 11,
-  EP_COMPLEX128 = 12
+  EP_COMPLEX128 = 12,
+  EP_FLOAT16 = 13 /* IEEE binary16 bits (numpy.float16, torch.float16) */
 } ep_dtype;
 
 typedef struct ep_value {

@@ -29,6 +29,7 @@
 #endif
 
 #include "abi.h"
+#include "half.hpp"
 
 namespace ep {
 

@@ -112,7 +112,7 @@ inline int64_t py_round(double x) {
   if (std::isnan(x)) raise("ValueError", "cannot convert float NaN to integer");
   if (std::isinf(x)) raise("OverflowError", "cannot convert float infinity to integer");
   double r = std::nearbyint(x);  // default rounding mode is round-half-even
-  return static_cast<int64_t>(r);
+  return py::to_int(r);  // beyond int64: OverflowError, not undefined behaviour
 }
 inline double py_round_digits(double x, int64_t nd) {
   if (!std::isfinite(x)) return x;

@@ -21,6 +21,10 @@ Array<T, N> arg_array(const ep_value& v) {
   Array<T, N> a;
   a.data = static_cast<T*>(v.data);
   for (int k = 0; k < N; ++k) {
+    // only a broadcast view has an axis this long; lowering/int_ranges.py bounds lengths by 2**62
+    if (v.shape[k] > (index_t(1) << 62))
+      raise("ValueError", "an array axis of more than 2**62 elements is not supported (everypath bounds lengths by "
+                          "2**62 to prove int arithmetic on them cannot overflow)");
     a.shape[k] = v.shape[k];
     a.strides[k] = v.strides[k] / static_cast<index_t>(sizeof(T));
   }

@@ -8,6 +8,7 @@
 #include "format.hpp"
 #include "str.hpp"
 #include "builtins.hpp"
+#include "pyint.hpp"
 #include "ops/creation.hpp"
 #include "ops/reduce.hpp"
 #include "ops/scan.hpp"

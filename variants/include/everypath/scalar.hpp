@@ -29,7 +29,7 @@ namespace sc {
 template <class T>
 inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 template <class T>
-inline constexpr bool is_real_v = std::is_floating_point_v<T>;
+inline constexpr bool is_real_v = is_real_float_v<T>;  // float, double and ep::half (half.hpp)
 
 // bool logic with & and | (not && and ||): no short-circuit branches, so loops vectorise
 template <class T> inline T add(T a, T b) { if constexpr (std::is_same_v<T, bool>) return a | b; else return a + b; }
@@ -242,6 +242,7 @@ inline auto absolute(T a) {
   // cabs is hypot(re, im); spelled out so the vector hypot (simd_math.hpp) applies
   if constexpr (is_complex_v<T>) return std::hypot(a.real(), a.imag());
   else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) return a;
+  else if constexpr (is_half_v<T>) return half::from_bits(static_cast<uint16_t>(a.bits & 0x7fffu));  // NumPy clears the bit
   else if constexpr (is_real_v<T>) return std::fabs(a);
   else return static_cast<T>(a < 0 ? -a : a);
 }
@@ -249,7 +250,7 @@ template <class T> inline T fabs(T a) { return std::fabs(a); }
 template <class T>
 inline T sign(T a) {
   if constexpr (is_complex_v<T>) { auto m = std::abs(a); return m == 0 ? T(0) : a / m; }
-  else if constexpr (is_real_v<T>) { return std::isnan(a) ? a : (a > 0 ? T(1) : (a < 0 ? T(-1) : T(0))); }
+  else if constexpr (is_real_v<T>) { return std::isnan(a) ? a : (a > T(0) ? T(1) : (a < T(0) ? T(-1) : T(0))); }
   else return static_cast<T>((a > 0) - (a < 0));
 }
 template <class T>
@@ -341,8 +342,13 @@ template <class T> inline bool not_(T a) { return !sc::truthy(a); }
 inline int64_t to_int(double x) {
   if (std::isnan(x)) raise("ValueError", "cannot convert float NaN to integer");
   if (std::isinf(x)) raise("OverflowError", "cannot convert float infinity to integer");
+  // CPython's int holds any float's integer part; outside int64 the cast would be undefined behaviour
+  if (!(x >= -0x1p63 && x < 0x1p63))
+    raise("OverflowError", "int() of a float beyond ±2**63 exceeds 64 bits (everypath ints are int64)");
   return static_cast<int64_t>(x);
 }
 
 }  // namespace py
 }  // namespace ep
+
+#include "half_scalar.hpp"  // float16 where computing in half itself would round differently from NumPy

@@ -223,6 +223,10 @@ Array<T, M> broadcast_to(const Array<T, N>& a, const S& shape_in) {
   const std::array<index_t, M> shape = to_shape<M>(shape_in);
   for (int k = 0; k < M; ++k)
     if (shape[k] < 0) raise("ValueError", "all elements of broadcast shape must be non-negative");
+  for (int k = 0; k < M; ++k)  // the one way to make so long an axis: refused, as at the call (entry.hpp)
+    if (shape[k] > (index_t(1) << 62))
+      raise("ValueError", "an array axis of more than 2**62 elements is not supported (everypath bounds lengths by "
+                          "2**62 to prove int arithmetic on them cannot overflow)");
   Array<T, M> out;
   out.data = a.data;
   out.owner = a.owner;

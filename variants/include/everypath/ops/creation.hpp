@@ -93,6 +93,7 @@ constexpr const char* np_name() {
   else if constexpr (std::is_same_v<T, float>) return "float32";
   else if constexpr (std::is_same_v<T, double>) return "float64";
   else if constexpr (std::is_same_v<T, std::complex<float>>) return "complex64";
+  else if constexpr (std::is_same_v<T, half>) return "float16";
   else return "complex128";
 }
 

@@ -3,8 +3,10 @@
 // mask). The walk follows NumPy's: when the innermost (coalesced) axis is
 // reduced, each row is folded into its output element with NumPy's pairwise
 // summation (blocks of 8 partial sums, recursion above 128 elements); when
-// it is kept, whole rows are combined element-wise into the output. For
-// C-contiguous inputs this reproduces NumPy's rounding exactly.
+// it is kept, whole rows are combined element-wise into the output. Axes are
+// walked in the input's memory order, as NumPy's iterator does (reduce_order.hpp),
+// so this reproduces NumPy's rounding exactly for C-contiguous inputs and for
+// views (transposed, strided, reversed) alike.
 #pragma once
 
 #include <bit>
@@ -14,10 +16,12 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "../array.hpp"
 #include "../scalar.hpp"
 #include "creation.hpp"
+#include "reduce_order.hpp"
 
 namespace ep {
 namespace red {
@@ -127,12 +131,20 @@ struct Sum {
   static R identity() { return R(0); }
   template <class T>
   static R row(R acc, const T* p, index_t n, index_t s) {
-    if constexpr (std::is_floating_point_v<R>) return acc + pairwise<R>(p, n, s, Cv{});
+    if constexpr (is_half_v<R>) {  // HALF_add: float32 pairwise over the row, rounded into the float16 output
+      auto cv = [](const auto& x) { return static_cast<float>(Cv{}(x)); };
+      return R(static_cast<float>(acc) + pairwise<float>(p, n, s, cv));
+    }
+    else if constexpr (std::is_floating_point_v<R>) return acc + pairwise<R>(p, n, s, Cv{});
     else if constexpr (is_complex_v<R>) return acc + pairwise_complex<R>(p, n, s, Cv{});
     else if constexpr (std::is_same_v<R, bool>) {
       for (index_t i = 0; i < n; ++i) acc = acc || Cv{}(p[i * s]);
       return acc;
     } else {
+      if (s == 1) {  // a unit-stride copy of the loop, which the compiler vectorises
+        for (index_t i = 0; i < n; ++i) acc = static_cast<R>(acc + Cv{}(p[i]));
+        return acc;
+      }
       for (index_t i = 0; i < n; ++i) acc = static_cast<R>(acc + Cv{}(p[i * s]));
       return acc;
     }
@@ -146,6 +158,22 @@ struct Sum {
 
 template <class R>
 using NanSum = Sum<R, NanToZero<R>>;
+
+// Full float sums of a view that does not coalesce into one stride: NumPy's buffered iterator
+// copies whole rows into a buffer (as many as fit in 8192 elements) and sums each buffer
+// pairwise, the buffer sums added in order; np.nansum / nanmean first copy the array (NaNs
+// replaced by 0) and sum the copy, one pairwise sum over everything. Gather: elements per
+// buffer, 0 for everything; void: not buffered (exact results, or no pairwise sum).
+template <class Op>
+struct Gather {
+  static constexpr bool on = false;
+  static constexpr index_t size = 0;
+};
+template <class R, class Cv>
+struct Gather<Sum<R, Cv>> {
+  static constexpr bool on = is_inexact_v<R>;
+  static constexpr index_t size = std::is_same_v<Cv, Conv<R>> ? 8192 : 0;
+};
 
 template <class R>
 struct Prod {
@@ -214,6 +242,21 @@ struct MinMax {
         bool nan;
         R m = minmax_lanes<IsMax, R>(p, n, nan);
         if (!nan) return combine(acc, m);
+      } else if (s != 1 && n >= 64) {  // strided (x[:, ::2]): blocks copied together, then the lanes
+        constexpr index_t kBlock = 512;
+        R buf[kBlock];
+        for (index_t lo = 0; lo < n; lo += kBlock) {
+          const index_t len = std::min(kBlock, n - lo);
+          for (index_t i = 0; i < len; ++i) buf[i] = p[(lo + i) * s];
+          bool nan = true;
+          if (len >= 64) {
+            const R m = minmax_lanes<IsMax, R>(buf, len, nan);
+            if (!nan) acc = combine(acc, m);
+          }
+          if (nan)
+            for (index_t i = 0; i < len; ++i) acc = combine(acc, buf[i]);
+        }
+        return acc;
       }
     }
     for (index_t i = 0; i < n; ++i) acc = combine(acc, p[i * s]);
@@ -273,13 +316,11 @@ struct Any {
   static bool identity() { return false; }
   template <class T>
   static bool row(bool acc, const T* p, index_t n, index_t s) {
-    if (acc) return true;
-    for (index_t i = 0; i < n; ++i)
-      if (sc::truthy(p[i * s])) return true;
-    return false;
+    return acc || truth_row<false>(p, n, s);
   }
+  // `|`, not `||`: no branch per element, so rows of outputs combine in vector lanes
   template <class T>
-  static bool combine(bool acc, const T& x) { return acc || sc::truthy(x); }
+  static bool combine(bool acc, const T& x) { return acc | sc::truthy(x); }
 };
 
 struct All {
@@ -289,13 +330,10 @@ struct All {
   static bool identity() { return true; }
   template <class T>
   static bool row(bool acc, const T* p, index_t n, index_t s) {
-    if (!acc) return false;
-    for (index_t i = 0; i < n; ++i)
-      if (!sc::truthy(p[i * s])) return false;
-    return true;
+    return acc && truth_row<true>(p, n, s);
   }
   template <class T>
-  static bool combine(bool acc, const T& x) { return acc && sc::truthy(x); }
+  static bool combine(bool acc, const T& x) { return acc & sc::truthy(x); }
 };
 
 // --- the walk ------------------------------------------------------------------
@@ -306,12 +344,15 @@ struct Walk {
   std::array<bool, (N > 0 ? N : 1)> red{};
 };
 
-// shape/strides of `a`, the output strides (0 on reduced axes), coalesced
+// shape/strides of `a`, the output strides (0 on reduced axes), in a's memory order as
+// NumPy walks it (reduce_order.hpp), coalesced
 template <int N>
 Walk<N> plan(const std::array<index_t, N>& shape, const std::array<index_t, N>& istr,
              const std::array<index_t, N>& ostr, uint32_t mask) {
   Walk<N> w;
-  for (int k = 0; k < N; ++k) {
+  const std::array<int, N> order = memory_order<N>(shape, istr);
+  for (int q = 0; q < N; ++q) {
+    const int k = order[q];
     if (shape[k] == 1) continue;
     const bool r = (mask >> k) & 1u;
     if (w.m > 0) {
@@ -371,6 +412,13 @@ void fold_into(typename Op::result* out, const std::type_identity_t<std::array<i
     }
     const int L = w.m - 1;
     const index_t n = w.shape[L], is = w.istr[L], os = w.ostr[L];
+    index_t per_buf = 1;  // rows gathered into one buffer (Gather)
+    if constexpr (Gather<Op>::on) {
+      if (w.red[L] && w.m >= 2 && (mask & all_axes<N>()) == all_axes<N>())
+        per_buf = Gather<Op>::size == 0 ? a.size() / n : std::max<index_t>(1, Gather<Op>::size / n);
+    }
+    const Array<T, 1> buf = per_buf > 1 ? empty<T, 1>({per_buf * n}) : Array<T, 1>{};
+    index_t filled = 0;
     std::array<index_t, N> idx{};
     while (true) {
       index_t ib = 0, ob = 0;
@@ -379,11 +427,21 @@ void fold_into(typename Op::result* out, const std::type_identity_t<std::array<i
         ob += idx[k] * w.ostr[k];
       }
       const T* p = a.data + ib;
-      if (w.red[L]) {
+      if (per_buf > 1) {  // a full reduction: ob is 0
+        T* b = buf.data + filled * n;
+        for (index_t i = 0; i < n; ++i) b[i] = p[i * is];
+        if (++filled == per_buf) {
+          out[0] = Op::row(out[0], buf.data, filled * n, 1);
+          filled = 0;
+        }
+      } else if (w.red[L]) {
         out[ob] = Op::row(out[ob], p, n, is);
       } else {
         R* o = out + ob;
-        if (os == 1 && is == 1) {
+        constexpr bool truth = std::is_same_v<Op, All> || std::is_same_v<Op, Any>;
+        if (truth && os == 1 && is == 1) {
+          if constexpr (truth) truth_combine<std::is_same_v<Op, All>>(o, p, n);
+        } else if (os == 1 && is == 1) {
           for (index_t i = 0; i < n; ++i) o[i] = Op::combine(o[i], p[i]);
         } else {
           for (index_t i = 0; i < n; ++i) o[i * os] = Op::combine(o[i * os], p[i * is]);
@@ -394,7 +452,10 @@ void fold_into(typename Op::result* out, const std::type_identity_t<std::array<i
         if (++idx[k] < w.shape[k]) break;
         idx[k] = 0;
       }
-      if (k < 0) return;
+      if (k < 0) {
+        if (filled > 0) out[0] = Op::row(out[0], buf.data, filled * n, 1);
+        return;
+      }
     }
   }
 }
@@ -526,9 +587,32 @@ EP_REDUCTION(any, red::Any)
 EP_REDUCTION(all, red::All)
 #undef EP_REDUCTION
 
+namespace red {
+// np.mean of a float16 array: np.add.reduce(a, dtype=float32) casts through NumPy's 8192-element
+// buffers (each summed pairwise, the buffer sums added in order), then float16(sum / np.intp(count)),
+// the division in float64 and one rounding to float16
+template <int N>
+half mean_half(const Array<half, N>& a) {
+  constexpr index_t kBuffer = 8192;
+  const index_t n = a.size();
+  std::vector<half> copy;
+  const half* p = a.data;
+  if (!a.contiguous()) {
+    copy.reserve(static_cast<size_t>(n));
+    for_each_offset(a, [&](index_t off) { copy.push_back(a.data[off]); });
+    p = copy.data();
+  }
+  float acc = 0.0f;
+  for (index_t lo = 0; lo < n; lo += kBuffer)
+    acc += pairwise<float>(p + lo, std::min(kBuffer, n - lo), 1, Conv<float>{});
+  return half(static_cast<double>(acc) / static_cast<double>(n));
+}
+}  // namespace red
+
 // mean: the sum in the accumulation type A, divided by the count
 template <class R, class A, class T, int N>
 R mean_all(const Array<T, N>& a) {
+  if constexpr (is_half_v<R> && is_half_v<T>) return red::mean_half(a);
   A s = red::reduce_all<red::Sum<A>>(a);
   return elem_cast<R>(red::div_count<A>(s, static_cast<double>(a.size())));
 }
@@ -569,30 +653,15 @@ Array<R, N> var_keep(const Array<T, N>& a, double ddof) {
   auto m = red::reduce_keep<red::Sum<A>, Mask>(a);
   const index_t cnt = red::reduced_count<N>(a.shape, Mask);
   for (index_t i = 0; i < m.size(); ++i) m.data[i] = red::div_count<A>(m.data[i], static_cast<double>(cnt));
-  // x = |a - mean|^2, C-contiguous like NumPy's temporary
-  Array<R, N> x = empty<R, N>(a.shape);
+  // x = |a - mean|^2 in a's memory order, like NumPy's temporary (a ufunc output, order='K'),
+  // so that the sum below adds the squares in NumPy's order, along memory
+  Array<R, N> x = red::empty_in_order<R>(a);
   {
     std::array<index_t, N> mst{};
     for (int k = 0; k < N; ++k) mst[k] = ((Mask >> k) & 1u) ? 0 : m.strides[k];
-    index_t j = 0;
-    if constexpr (N == 0) {
-      x.data[0] = static_cast<R>(red::abs2<A>(elem_cast<A>(a.data[0]) - m.data[0]));
-    } else {
-      std::array<index_t, N> idx{};
-      const index_t total = a.size();
-      for (index_t q = 0; q < total; ++q) {
-        index_t ia = 0, im = 0;
-        for (int k = 0; k < N; ++k) {
-          ia += idx[k] * a.strides[k];
-          im += idx[k] * mst[k];
-        }
-        x.data[j++] = static_cast<R>(red::abs2<A>(elem_cast<A>(a.data[ia]) - m.data[im]));
-        for (int k = N - 1; k >= 0; --k) {
-          if (++idx[k] < a.shape[k]) break;
-          idx[k] = 0;
-        }
-      }
-    }
+    red::walk_in_order<N, 3>(a.shape, {a.strides, mst, x.strides}, [&](const std::array<index_t, 3>& o) {
+      x.data[o[2]] = static_cast<R>(red::abs2<A>(elem_cast<A>(a.data[o[0]]) - m.data[o[1]]));
+    });
   }
   auto s = red::reduce_keep<red::Sum<R>, Mask>(x);
   double dof = static_cast<double>(cnt) - ddof;
@@ -624,7 +693,7 @@ auto std_axes(const Array<T, N>& a, double ddof) {
 namespace red {
 template <bool IsMax, class T>
 inline bool better(const T& x, const T& best) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (is_real_float_v<T>) {
     if (std::isnan(best)) return false;
     if (std::isnan(x)) return true;
     return IsMax ? x > best : x < best;
@@ -643,9 +712,7 @@ index_t arg_row(const T* p, index_t n, index_t s) {
     if (s == 1 && n >= 64) {  // the extreme value (vectorised), then its first position
       bool nan;
       const T m = minmax_lanes<IsMax, T>(p, n, nan);
-      if (!nan)
-        for (index_t i = 0; i < n; ++i)
-          if (p[i] == m) return i;
+      if (!nan) return find_first_equal(p, n, m);
     }
   }
   index_t bi = 0;
@@ -658,11 +725,39 @@ index_t arg_row(const T* p, index_t n, index_t s) {
   return bi;
 }
 
+// C-order element strides of a shape (the flat index NumPy's argmax reports)
+template <int N>
+std::array<index_t, N> flat_strides(const std::array<index_t, N>& shape) {
+  std::array<index_t, N> f{};
+  index_t e = 1;
+  for (int k = N - 1; k >= 0; --k) {
+    f[k] = e;
+    e *= shape[k];
+  }
+  return f;
+}
+
+// argmax / argmin of a view of real numbers, in its memory order: the extreme value first
+// (order-independent, vectorised along memory; NaN when there is one, as NumPy's argmax
+// stops at the first NaN), then the smallest C-order index that holds it.
+template <bool IsMax, class T, int N>
+int64_t arg_all_in_order(const Array<T, N>& a) {
+  const T m = reduce_all<MinMax<IsMax, T>>(a);
+  const bool nan = m != m;
+  index_t best = a.size();
+  walk_in_order<N, 2>(a.shape, {a.strides, flat_strides<N>(a.shape)}, [&](const std::array<index_t, 2>& o) {
+    const T x = a.data[o[0]];
+    if (o[1] < best && (nan ? x != x : x == m)) best = o[1];
+  });
+  return best;
+}
+
 template <bool IsMax, class T, int N>
 int64_t arg_all(const Array<T, N>& a) {
   if (a.size() == 0)
     raise("ValueError", std::string("attempt to get ") + (IsMax ? "argmax" : "argmin") + " of an empty sequence");
   if (a.contiguous()) return arg_row<IsMax>(a.data, a.size(), 1);
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && N > 1) return arg_all_in_order<IsMax>(a);
   index_t i = 0, bi = 0;
   T best = a.data[0];
   for_each_offset(a, [&](index_t off) {
@@ -673,6 +768,45 @@ int64_t arg_all(const Array<T, N>& a) {
     ++i;
   });
   return bi;
+}
+
+// argmax / argmin along Axis when a kept axis runs along memory faster than Axis (x.T with
+// axis=1): that kept axis is the inner loop, a row of running extremes and their positions
+// is updated one reduced position after the other (strictly better only: the first
+// occurrence wins, NaN included, as in NumPy). out: the keepdims layout, C-contiguous.
+template <bool IsMax, int Axis, class T, int N>
+bool arg_axis_rows(const Array<T, N>& a, int64_t* out) {
+  const index_t n = a.shape[Axis], s = a.strides[Axis];
+  auto mag = [](index_t v) { return v < 0 ? -v : v; };
+  int in = -1;
+  for (int k = 0; k < N; ++k)
+    if (k != Axis && a.shape[k] > 1 && (in < 0 || mag(a.strides[k]) < mag(a.strides[in]))) in = k;
+  if (in < 0 || n < 2 || mag(a.strides[in]) >= mag(s)) return false;
+  std::array<index_t, N> oshape = a.shape;
+  oshape[Axis] = 1;
+  const std::array<index_t, N> ost = flat_strides<N>(oshape);
+  const index_t len = a.shape[in], is = a.strides[in], os = ost[in];
+  std::array<index_t, N> rest = oshape;  // every other kept axis: one row of partials each
+  rest[in] = 1;
+  const Array<T, 1> hold = empty<T, 1>({len});  // not std::vector: vector<bool> has no T&
+  T* best = hold.data;
+  walk_in_order<N, 2>(rest, {a.strides, ost}, [&](const std::array<index_t, 2>& o) {
+    const T* p = a.data + o[0];
+    int64_t* r = out + o[1];
+    for (index_t i = 0; i < len; ++i) {
+      best[i] = p[i * is];
+      r[i * os] = 0;
+    }
+    for (index_t j = 1; j < n; ++j) {
+      const T* q = p + j * s;
+      for (index_t i = 0; i < len; ++i)
+        if (better<IsMax>(q[i * is], best[i])) {
+          best[i] = q[i * is];
+          r[i * os] = j;
+        }
+    }
+  });
+  return true;
 }
 
 template <bool IsMax, int Axis, bool Keep, class T, int N>
@@ -700,6 +834,7 @@ auto arg_axis(const Array<T, N>& a) {
   if (out.size() == 0) return out;
   if (n == 0)
     raise("ValueError", std::string("attempt to get ") + (IsMax ? "argmax" : "argmin") + " of an empty sequence");
+  if (arg_axis_rows<IsMax, Axis>(a, out.data)) return out;
   index_t j = 0;
   const index_t s = a.strides[Axis];
   for_each_offset(outer, [&](index_t off) { out.data[j++] = arg_row<IsMax>(a.data + off, n, s); });

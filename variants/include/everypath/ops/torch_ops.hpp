@@ -153,6 +153,8 @@ Array<Out, N> map(F f, const Ops&... ops) {
 }  // namespace tch
 }  // namespace ep
 
+#include "torch_half.hpp"  // torch.float16: the composites in float, rounded once
+
 #include "torch_tensor.hpp"
 
 // The simd path's batch forms of the torch scalar functions (lowering/simd_body.py VSC_OPS): the same
