@@ -11,7 +11,7 @@ import pytest
 
 import everypath as ep
 from everypath.errors import CompileError
-from tests.corpus.values._compare import assert_same, same_exception
+from tests.corpus.values._compare import assert_like_cpython
 
 
 class Color(enum.Enum):
@@ -201,23 +201,9 @@ def _compiled(fn: Callable[..., Any]) -> Callable[..., Any]:
     return ep.compile(fn)
 
 
-def _outcome(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[Any, BaseException | None]:
-    try:
-        return fn(*args), None
-    except Exception as exc:  # noqa: BLE001 - compared like a result
-        return None, exc
-
-
 @pytest.mark.parametrize(("fn", "args"), CASES, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(CASES)])
 def test_matches_cpython(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    want, want_exc = _outcome(fn, args)
-    got, got_exc = _outcome(_compiled(fn), args)
-    if want_exc is not None:
-        assert got_exc is not None, f"returned {got!r}, CPython raised {want_exc!r}"
-        same_exception(want_exc, got_exc, fn.__name__)
-        return
-    assert got_exc is None, f"raised {got_exc!r}, CPython returned {want!r}"
-    assert_same(want, got)
+    assert_like_cpython(fn, _compiled(fn), args)
 
 
 # ---- refused, located ------------------------------------------------------------------------------------

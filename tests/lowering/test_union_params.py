@@ -13,6 +13,7 @@ import pytest
 
 import everypath
 from everypath.errors import CompileError
+from tests.corpus.values._compare import assert_like_cpython
 
 
 @dataclass(frozen=True)
@@ -156,19 +157,9 @@ def _compiled(fn):  # noqa: ANN001, ANN202 - one build per function
     return everypath.compile(fn)
 
 
-def _same(want, got) -> None:  # noqa: ANN001
-    assert type(want) is type(got), (want, got)
-    if isinstance(want, tuple):
-        assert len(want) == len(got), (want, got)
-        for w, g in zip(want, got):
-            _same(w, g)
-    else:
-        assert want == got, (want, got)
-
-
 @pytest.mark.parametrize("fn, args", CASES, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(CASES)])
 def test_matches_cpython(fn, args) -> None:  # noqa: ANN001
-    _same(fn(*args), _compiled(fn)(*args))
+    assert_like_cpython(fn, _compiled(fn), args)
 
 
 def test_keywords_and_defaults() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 import everypath
 from everypath.errors import CompileError
+from tests.corpus.values._compare import assert_like_cpython
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]
 
@@ -180,32 +181,9 @@ def _compiled(fn):  # noqa: ANN001, ANN202 - one build per function
     return everypath.compile(fn)
 
 
-def _run(fn, args):  # noqa: ANN001, ANN202
-    try:
-        return "ok", fn(*args)
-    except Exception as exc:  # noqa: BLE001 - compared by type and message
-        return "raised", exc
-
-
-def _same(want, got) -> None:  # noqa: ANN001
-    assert type(want) is type(got), (want, got)
-    if isinstance(want, (tuple, list)):
-        assert len(want) == len(got), (want, got)
-        for w, g in zip(want, got):
-            _same(w, g)
-    else:
-        assert want == got, (want, got)
-
-
 @pytest.mark.parametrize("fn, args", CASES, ids=[f"{f.__name__}-{i}" for i, (f, _) in enumerate(CASES)])
 def test_matches_cpython(fn, args) -> None:  # noqa: ANN001
-    want = _run(fn, args)
-    got = _run(_compiled(fn), args)
-    assert got[0] == want[0], (want, got)
-    if want[0] == "raised":
-        assert type(got[1]) is type(want[1]) and str(got[1]) == str(want[1]), (want[1], got[1])
-    else:
-        _same(want[1], got[1])
+    assert_like_cpython(fn, _compiled(fn), args)
 
 
 def _line_of(fn, text: str) -> int:  # noqa: ANN001

@@ -92,3 +92,19 @@ def run(fn: Any, args: tuple) -> tuple[str, Any]:
         return "ok", fn(*args)
     except Exception as exc:  # noqa: BLE001 - compared by type, message and args
         return "raised", exc
+
+
+def assert_like_cpython(fn: Any, compiled: Any, args: tuple, rtol: float = 0.0) -> None:
+    """Call CPython's fn and the compiled one on (copies of) args: the same value and exact types, or the same
+    exception (type, message, args)."""
+    import copy
+
+    where = getattr(fn, "__name__", "result")
+    want = run(fn, copy.deepcopy(args))
+    got = run(compiled, copy.deepcopy(args))
+    if want[0] == "raised":
+        assert got[0] == "raised", f"{where}: returned {got[1]!r}, CPython raised {want[1]!r}"
+        same_exception(want[1], got[1], where)
+    else:
+        assert got[0] == "ok", f"{where}: raised {got[1]!r}, CPython returned {want[1]!r}"
+        assert_same(want[1], got[1], rtol, where)
