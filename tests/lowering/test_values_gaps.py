@@ -353,3 +353,18 @@ def last_digit_run(s: str) -> int:
 def test_reversed_str(s: str) -> None:
     same(mirrored, s)
     same(last_digit_run, s)
+
+
+def _enumerate_reversed(s: str) -> int:
+    t = 0
+    for i, ch in enumerate(reversed(s)):
+        t += i * ord(ch)
+    return t
+
+
+def test_reversed_inside_another_iterator_is_a_located_refusal() -> None:
+    with pytest.raises(CompileError) as err:
+        ep.compile(_enumerate_reversed)("abc")
+    text = str(err.value)
+    assert "reversed(...) is supported only as the iterable of a for loop" in text and "internal error" not in text
+    assert "test_values_gaps.py" in text and "enumerate(reversed(s))" in text

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from everypath.base.cpp import EmitError
 from everypath.base.types import (
     BOOL, COMPLEX, FLOAT, INT, ArrayT, DType, IterT, ListT, RangeT, ScalarT, StrT, TupleT, Type, element_type,
     join,
@@ -103,7 +104,10 @@ def ndindex_infer(site: Site) -> Type:
 
 
 def _no_lower(ls: LowerSite) -> str:
-    raise TypingError(f"{ls.key}(...) can only be used directly in a for loop")
+    # a user's construct the emitter cannot express (enumerate(reversed(s)), zip(x, reversed(y))): a located error
+    name = ls.key.removeprefix("builtins.")
+    raise EmitError(f"{name}(...) is supported only as the iterable of a for loop itself, not inside another call "
+                    f"or iterator here; for a reversed walk use `for i in range(len(x) - 1, -1, -1)`")
 
 
 # ---- min / max / sum / any / all -------------------------------------------
