@@ -1,6 +1,6 @@
 """torch.nn paths against eager PyTorch, one process, the same thread count for both (--threads, default 1).
 
-    python bench/torch_nn_bench.py [--threads N] [--repeat R] [--cases conv2d,softmax]
+    python bench/torch_nn_bench.py [--threads N] [--repeat R] [--cases conv2d,softmax] [--paths simd,blas]
 
 Cases: the MLP ``softmax(relu(x @ w1 + b1) @ w2)`` and its F.linear form (nn.Linear's [out, in] weights),
 softmax / log_softmax / layer_norm rows, and a 3x3 conv2d, each compiled once per path it has
@@ -51,6 +51,7 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--paths", default="", help="time only these paths (comma-separated; default: each case's own)")
     p.add_argument("--cases", default="", help="run only the cases whose name contains one of these (comma-separated)")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
@@ -65,6 +66,8 @@ def main() -> None:
         ("log_softmax dim=0 256x1024", log_softmax0, (r(256, 1024),), ("loops", "simd", "threads")),
         ("layer_norm 1024x256", layer_norm, (r(1024, 256), r(256), r(256)), ("loops", "simd", "threads")),
         ("conv2d 3x3 1x16x64x64 -> 16", conv3x3, (r(1, 16, 64, 64), r(16, 16, 3, 3), r(16)),
+         ("loops", "simd", "threads", "blas")),
+        ("conv2d 3x3 1x64x56x56 -> 64", conv3x3, (r(1, 64, 56, 56), r(64, 64, 3, 3) / 24, r(64)),
          ("loops", "simd", "threads", "blas")),
         ("conv2d 3x3 1x1x128x128 -> 4", conv3x3, (r(1, 1, 128, 128), r(4, 1, 3, 3), r(4)), ("loops", "simd", "blas")),
     ]
@@ -84,6 +87,7 @@ def main() -> None:
     for name, fn, args, paths in cases:
         if only and not any(c in name for c in only):
             continue
+        paths = tuple(pth for pth in paths if not a.paths or pth in a.paths.split(","))
         comp = {pth: everypath.compile(fn, settings=dataclasses.replace(Settings.from_env(), force_path=pth))
                 for pth in paths}
         want = fn(*args)

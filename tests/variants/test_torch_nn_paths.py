@@ -172,3 +172,37 @@ def test_conv2d_paths(path: str, dtype: torch.dtype) -> None:
     check(g(xt, w1, wg), convs_1x1_grouped(xt, w1, wg), dtype, (0, 1, 2), f"{path} {dtype} 1x1/grouped")
     if path != "loops":
         assert f"ep::path::{path}" in f.cpp_source
+
+
+def conv_geometry(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor, wd: torch.Tensor):
+    return (F.conv2d(x, w, b, padding=1), F.conv2d(x, w, stride=3, dilation=2, padding=(3, 0)),
+            F.conv2d(x, w, b, stride=(2, 1), padding="valid"), F.conv2d(x[:, :2], wd, padding="same", groups=2),
+            F.conv2d(x[:, :, 1:, ::2], w, b, stride=(1, 2), padding=2))
+
+
+@pytest.mark.parametrize("path", ["simd", "threads"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_conv2d_blocked_kernel_geometry(path: str, dtype: torch.dtype) -> None:
+    """The blocked direct kernel's tiles: output channels in blocks of 8 with a remainder of 4 and 1s
+    (13 channels), rows of many vectors with a partial last one (width 53), a row of one short vector,
+    strides and dilation through the phase-split input, an even kernel over two groups of one input
+    channel (padding='same' puts the odd row after), and a stepped, cropped view as input."""
+    f = compiled(conv_geometry, path)
+    for n, c, h, wdt, oc in ((2, 5, 17, 53, 13), (1, 3, 6, 6, 8), (1, 2, 4, 40, 1), (3, 2, 9, 5, 4), (1, 16, 33, 70, 24)):
+        x, w, b = data((n, c, h, wdt), dtype, 1), data((oc, c, 3, 3), dtype, 2) / c, data((oc,), dtype, 3)
+        wd = data((6, 1, 4, 2), dtype, 4)
+        check(f(x, w, b, wd), conv_geometry(x, w, b, wd), dtype, (0, 1, 2, 3, 4), f"{path} {dtype} {(n, c, h, wdt, oc)}")
+    xc = data((1, 4, 9, 21), dtype, 5).to(memory_format=torch.channels_last)  # NHWC storage
+    w, b, wd = data((9, 4, 3, 3), dtype, 6), data((9,), dtype, 7), data((6, 1, 4, 2), dtype, 8)
+    check(f(xc, w, b, wd), conv_geometry(xc, w, b, wd), dtype, (0, 1, 2, 3, 4), f"{path} {dtype} channels_last")
+
+
+def test_conv2d_threads_blocks_run_the_blocked_kernel() -> None:
+    """Under the default policy a unit builds simd and threads together, and an input past the threads
+    threshold (2^20 elements) runs the blocked kernel's channel blocks and row chunks across the pool."""
+    f = everypath.compile(conv_geometry, settings=dataclasses.replace(Settings.from_env(), force_path=None,
+                                                                         paths=("loops", "simd", "threads")))
+    x = data((1, 4, 512, 515), torch.float32, 1)  # 1,054,720 elements; 515 columns: a partial last vector
+    w, b, wd = data((5, 4, 3, 3), torch.float32, 2) / 4, data((5,), torch.float32, 3), data((6, 1, 4, 2), torch.float32, 4)
+    check(f(x, w, b, wd), conv_geometry(x, w, b, wd), torch.float32, (0, 1, 2, 3, 4), "default policy, large")
+    assert "ep::path::threads" in f.cpp_source and "ep::path::simd" in f.cpp_source

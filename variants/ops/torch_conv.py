@@ -63,16 +63,19 @@ def _geo(stride: Any, padding: Any, dilation: Any) -> str:
     return f"ep::tch::Geo{{{sh}, {sw}, {ph}, {ph}, {pw}, {pw}, {dh}, {dw}, {'true' if same else 'false'}}}"
 
 
-# conv2d's paths: loops (the direct sum in double), simd (the direct kernel: float accumulation, an xsimd axpy
-# along output rows), threads (its output planes across the pool), blas (im2col + one OpenBLAS GEMM per image
-# and group). Default thresholds before telemetry (elements of the largest operand), from bench/torch_nn_bench.py.
+# conv2d's paths: loops (the direct sum in double), simd (the blocked direct kernel of paths/simd/torch_conv.hpp:
+# tiles of 8 output channels x 3 vectors of columns in registers, float accumulation), threads (that kernel's
+# (image, channel block, row chunk) items across the pool), blas (im2col + one OpenBLAS GEMM per image and group).
+# Default thresholds before telemetry (elements of the largest operand), from bench/torch_nn_bench.py: the last
+# variant whose threshold a call reaches runs, so blas is listed before simd, which beat it at every size measured
+# (16 and 64 channels, one channel, 1.4-3x); telemetry may still pick blas where it wins.
 _BLAS = next(v for v in PRODUCT_VARIANTS if v.path == "blas")
 CONV = (NN,
-        Variant("simd", "everypath/paths/simd/torch_nn.hpp", cost_hint="direct kernel, xsimd axpy per output row",
-                min_work=1 << 6),
         Variant("blas", "everypath/paths/blas/torch_nn.hpp", _BLAS.requires, cost_hint="im2col + OpenBLAS GEMM",
                 min_work=1 << 12),
-        Variant("threads", "everypath/paths/threads/torch_nn.hpp", cost_hint="direct kernel, planes across cores",
+        Variant("simd", "everypath/paths/simd/torch_nn.hpp", cost_hint="blocked direct kernel, 8 channels x 3 vectors",
+                min_work=1 << 6),
+        Variant("threads", "everypath/paths/threads/torch_nn.hpp", cost_hint="blocked direct kernel, channel blocks and rows across cores",
                 min_work=1 << 20))
 
 

@@ -53,8 +53,9 @@ struct ConvShape {
 };
 
 // y[n, oc, oh, ow] = conv(x, w) + bias (bias may be null); x and w contiguous in R. loops: the direct
-// sum of each output accumulated in double; paths/simd and paths/threads run the direct kernel below
-// (float accumulation, vectorised along output rows), paths/blas im2col and one GEMM per group.
+// sum of each output accumulated in double; paths/simd (and paths/threads in a unit with simd) run the
+// blocked direct kernel of paths/simd/torch_conv.hpp, paths/threads alone the scalar conv_plane below,
+// paths/blas im2col and one GEMM per group.
 template <class R, class P>
 struct ConvKernel {
   static void run(const R* x, const R* w, const R* bias, R* y, const ConvShape& s) {

@@ -162,33 +162,5 @@ struct LayerNormKernel<R, path::simd> {
 }  // namespace ep::tch
 #endif
 
-// ---- conv2d: the direct kernel with an xsimd axpy along output rows -------------------------------
-#if defined(EP_HAVE_SIMD)
-namespace ep::tch {
-namespace vnn {
-
-struct VecAxpy {
-  template <class R>
-  void operator()(R* __restrict out, const R* __restrict in, R k, index_t n, index_t stride) const {
-    if (stride != 1) return ScalarAxpy{}(out, in, k, n, stride);
-    const V<R> vk(k);
-    index_t j = 0;
-    for (; j + W<R> <= n; j += W<R>)
-      (V<R>::load_unaligned(out + j) + vk * V<R>::load_unaligned(in + j)).store_unaligned(out + j);
-    for (; j < n; ++j) out[j] += k * in[j];
-  }
-};
-
-}  // namespace vnn
-
-template <class R>
-  requires(std::is_same_v<R, float> || std::is_same_v<R, double>)
-struct ConvKernel<R, path::simd> {
-  static void run(const R* x, const R* w, const R* bias, R* y, const ConvShape& s) {
-    for (index_t b = 0; b < s.n; ++b)
-      for (index_t o = 0; o < s.oc; ++o) conv_plane<R>(x, w, bias, y, s, b, o, vnn::VecAxpy{});
-  }
-};
-
-}  // namespace ep::tch
-#endif
+// ---- conv2d: the blocked direct kernel ----------------------------------------------------------
+#include "torch_conv.hpp"

@@ -16,10 +16,8 @@ namespace tnn {
 
 #if defined(EP_HAVE_SIMD)
 using Inner = path::simd;
-using Axpy = vnn::VecAxpy;
 #else
 using Inner = path::loops;
-using Axpy = ScalarAxpy;
 #endif
 
 // the kernel path inside one block: simd only where it has a kernel for R
@@ -80,15 +78,38 @@ struct LayerNormKernel<R, path::threads> {
   }
 };
 
-// conv2d: the direct kernel's output planes (batch x output channel) across the pool
+// conv2d: with the simd path, the blocked direct kernel's (image, channel block, row chunk) items across
+// the pool after packing the input planes in parallel; without it, the scalar direct kernel's output
+// planes
 template <class R>
   requires(std::is_floating_point_v<R>)
 struct ConvKernel<R, path::threads> {
   static void run(const R* x, const R* w, const R* bias, R* y, const ConvShape& s) {
-    const index_t planes = s.n * s.oc, work = s.oh * s.ow * s.icg * s.kh * s.kw;
-    tnn::blocks(planes, std::max<index_t>(1, (index_t(1) << 16) / std::max<index_t>(1, work)), [&](index_t lo, index_t hi) {
-      for (index_t pl = lo; pl < hi; ++pl) conv_plane<R>(x, w, bias, y, s, pl / s.oc, pl % s.oc, tnn::Axpy{});
-    });
+    const index_t work = s.ow * s.icg * s.kh * s.kw;  // multiply-adds per output row and channel
+#if defined(EP_HAVE_SIMD)
+    if constexpr (std::is_same_v<R, float> || std::is_same_v<R, double>) {
+      vconv::Packed<R> pk = vconv::prepare<R>(w, s);
+      tnn::blocks(s.n * s.c, std::max<index_t>(1, (index_t(1) << 14) / std::max<index_t>(1, pk.hp * pk.wq)),
+                  [&](index_t lo, index_t hi) { vconv::pack_planes<R>(x, s, pk, lo, hi); });
+      const vconv::BlockIndex bi(s);
+      // row chunks: enough items for every thread even with one image and one channel block
+      const index_t chunks = std::min<index_t>(s.oh, std::max<index_t>(1, 4 * threads::max_threads() / bi.count(s)));
+      tnn::blocks(bi.count(s) * chunks, std::max<index_t>(1, (index_t(1) << 16) / std::max<index_t>(1, work * vconv::kOB * s.oh / chunks)),
+                  [&](index_t lo, index_t hi) {
+                    for (index_t it = lo; it < hi; ++it) {
+                      index_t b, o0, nb;
+                      bi.at(it / chunks, b, o0, nb);
+                      const index_t c = it % chunks;
+                      vconv::run_block<R>(pk, s, bias, y, b, o0, nb, c * s.oh / chunks, (c + 1) * s.oh / chunks);
+                    }
+                  });
+      return;
+    }
+#endif
+    tnn::blocks(s.n * s.oc, std::max<index_t>(1, (index_t(1) << 16) / std::max<index_t>(1, work * s.oh)),
+                [&](index_t lo, index_t hi) {
+                  for (index_t pl = lo; pl < hi; ++pl) conv_plane<R>(x, w, bias, y, s, pl / s.oc, pl % s.oc, ScalarAxpy{});
+                });
   }
 };
 
