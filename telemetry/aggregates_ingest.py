@@ -11,7 +11,6 @@ checked row by row (counts, bins, size buckets), so a batch is stored whole or n
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ import pyarrow.compute as pc
 
 from everypath.telemetry.aggregates import N_BINS, file_schema
 from everypath.telemetry.lake import Lake, write_parquet
+from everypath.telemetry.readers import json_lines
 from everypath.telemetry.schema import AGGREGATES_SCHEMA, AGGREGATES_VERSION
 
 MAX_SIZE_BUCKET = 64  # n_elements < 2^63
@@ -63,16 +63,10 @@ def read_jsonl(body: bytes) -> pa.Table:
     except UnicodeDecodeError as e:
         raise ValueError(f"not UTF-8 at byte {e.start}") from None
     records: list[dict[str, object]] = []
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            raise ValueError(f"line {i} is not JSON: {e}") from None
-        if not isinstance(obj, dict):
-            raise ValueError(f"line {i} is not a JSON object")
-        records.append(obj)
+    for i, _, obj, problem in json_lines(text):
+        if problem is not None:
+            raise ValueError(f"line {i} is {problem}")
+        records.append(obj)  # type: ignore[arg-type]
     names = list(dict.fromkeys(k for r in records for k in r))
     cols = {}
     for name in names:

@@ -8,6 +8,8 @@ for the report. Both paths give the same rows (tests/telemetry/test_ingest.py).
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import csv
 import gzip
 import io
@@ -156,6 +158,20 @@ def _fast_jsonl(text: str) -> Rows | None:
     return None
 
 
+def json_lines(text: str) -> Iterator[tuple[int, str, dict[str, object] | None, str | None]]:
+    """(line number, line, object, None) per JSON object line, or (..., None, what is wrong); blank lines skipped.
+    json.loads, not float64: nanosecond integers stay exact."""
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            yield i, line, None, f"not JSON: {e}"
+            continue
+        yield (i, line, obj, None) if isinstance(obj, dict) else (i, line, None, "not a JSON object")
+
+
 def read_jsonl(data: bytes) -> Rows:
     """One JSON object per line; blank lines skipped; a line that is not an object is rejected.
     Arrow's reader when the lines allow (see _fast_jsonl), else json.loads line by line."""
@@ -165,18 +181,11 @@ def read_jsonl(data: bytes) -> Rows:
         return fast
     records: list[dict[str, object]] = []
     numbers, bad = [], []
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
+    for i, line, obj, problem in json_lines(text):
+        if problem is not None:
+            bad.append((Rejection(i, WHOLE_COLUMN, problem), json.dumps({"_line": line})))
             continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            bad.append((Rejection(i, WHOLE_COLUMN, f"not JSON: {e}"), json.dumps({"_line": line})))
-            continue
-        if not isinstance(obj, dict):
-            bad.append((Rejection(i, WHOLE_COLUMN, "not a JSON object"), json.dumps({"_line": line})))
-            continue
-        records.append(obj)
+        records.append(obj)  # type: ignore[arg-type]
         numbers.append(i)
     names = list(dict.fromkeys(k for r in records for k in r))
     table = pa.table({n: _column(n, [r.get(n) for r in records]) for n in names})
