@@ -119,6 +119,51 @@ def test_ring_pressure_drains_early_so_a_burst_keeps_its_raw_rows(kernel, hub, t
     assert abs(n["est"] - 40_000) < 0.2 * 40_000
 
 
+def stats(a: F32) -> float:  # 35 call sites: reductions over a and its strided views
+    t = float(np.sum(a)) + float(np.max(a)) + float(np.min(a)) + float(np.mean(a)) + float(np.std(a))
+    t += float(np.sum(a[::2])) + float(np.max(a[::2])) + float(np.min(a[::2])) + float(np.mean(a[::2]))
+    t += float(np.sum(a[1::2])) + float(np.max(a[1::2])) + float(np.min(a[1::2])) + float(np.mean(a[1::2]))
+    t += float(np.sum(a[::3])) + float(np.max(a[::3])) + float(np.min(a[::3])) + float(np.mean(a[::3]))
+    t += float(np.sum(a[1::3])) + float(np.max(a[1::3])) + float(np.min(a[1::3])) + float(np.mean(a[1::3]))
+    t += float(np.sum(a[::4])) + float(np.max(a[::4])) + float(np.min(a[::4])) + float(np.mean(a[::4]))
+    t += float(np.var(a)) + float(np.argmax(a)) + float(np.argmin(a)) + float(np.prod(a))
+    t += float(np.std(a[::2])) + float(np.var(a[::2])) + float(np.argmax(a[::2])) + float(np.argmin(a[::2]))
+    t += float(np.ptp(a)) + float(np.median(a))
+    return t
+
+
+def _counts(fn, sizes: list[int], repeat: int = 1) -> tuple[int, int, int]:
+    """(keys, calls counted with a key, calls counted without) of one drain interval"""
+    rng = np.random.default_rng(1)
+    for n in sizes:
+        x = rng.random(n).astype(np.float32)
+        for _ in range(repeat):
+            fn(x)
+    agg = rt.telemetry_drain()["aggregates"]
+    return len(agg["count"]), int(agg["count"].sum()), int(agg["overflow"])
+
+
+def test_a_thread_whose_keys_change_keeps_attributing_every_call(hub) -> None:
+    fn = everypath.compile(stats, settings=Settings.from_env({"EVERYPATH_TELEMETRY": "0"}))
+    fn(np.ones(12, np.float32))
+    hub.telemetry_configure(True, 1.0, 0.0, timing_budget=1.0)
+    hub.telemetry_drain()
+    sites = 35
+    # three intervals of new (site, size bucket) keys, each within one table (256 keys per thread)
+    # but ~600 over the thread's life: a full table gives drained, idle slots to the new keys
+    seen = 0
+    for sizes in ([2**k for k in range(2, 9)], [2**k + 1 for k in range(9, 15)], [3 * 2**k for k in range(15, 19)]):
+        keys, counted, unattributed = _counts(fn, sizes, repeat=2)
+        assert unattributed == 0 and counted == 2 * sites * len(sizes), (sizes, counted, unattributed)
+        seen += keys
+    assert seen > 2 * 256
+    # more keys than the table holds inside one interval: the excess is counted, not attributed
+    keys, counted, unattributed = _counts(fn, [2**k + 3 for k in range(2, 19)])
+    assert keys <= 256 < keys + unattributed and counted + unattributed == sites * 17
+    keys, counted, unattributed = _counts(fn, [2**k for k in range(2, 9)])  # the next interval: room again
+    assert unattributed == 0 and counted == sites * 7
+
+
 def _synthetic(rng: np.random.Generator, values: np.ndarray, site: int, variant: int, t0: int) -> AggregateRows:
     b, c = np.unique(bin_of(values), return_counts=True)
     return AggregateRows(t0, t0 + 5 * 10**9, np.array([site], np.int32), np.array([variant], np.int16),

@@ -21,6 +21,12 @@
 // counters are plain relaxed load + store; the host's drain reads them as cumulative values and
 // keeps the previous reading (counts per drain interval are differences). min and max are the
 // exception: the drain swaps them back to "none".
+//
+// A full table gives a slot whose counts the drain has read in full (no call since) to a new key:
+// a long-lived thread whose keys change over time (new functions, new sizes) keeps attributing
+// every call. Only a thread running more than kAggSlots keys within one drain interval counts
+// the excess unattributed (`overflow`). The drain and an eviction exclude each other by a
+// two-flag handshake (Dekker), so the drain never reads a slot half re-keyed.
 #pragma once
 
 #include <algorithm>
@@ -75,7 +81,7 @@ constexpr uint64_t agg_key(int32_t site, int variant, uint8_t bucket) noexcept {
 }
 
 struct AggSlot {
-  uint64_t key;        // 0: free; set once by the owning thread
+  uint64_t key;        // 0: free; set by the owning thread (again when the slot is evicted)
   uint64_t calls;      // cumulative: every call, timed or not
   uint64_t sum;        // cumulative latency of the timed calls
   uint64_t min_inv;    // ~min since the last drain (0: none yet)
@@ -83,6 +89,7 @@ struct AggSlot {
   uint64_t next;       // the call number (calls) to time next: the gaps are geometric, Bernoulli(p) per call
   double q;            // 1 - p, p: the probability each call of this key is timed now (0: every call)
   uint64_t ntimed;     // cumulative: the calls that were timed
+  uint64_t seen_calls, seen_timed;  // written by the drain: calls and ntimed as it last read them
   uint32_t bins[kBins];  // cumulative weighted counts (an interval holds < 2^32 of one key)
 
   // (not const: atomic_ref<const T> is C++26, libc++ refuses it)
@@ -101,10 +108,11 @@ struct AggSlot {
   void timed(uint64_t v, uint32_t weight, double p_next, double u) noexcept {
     bump(bins[bin_of(v)], weight);
     bump(sum, v * weight);
-    bump(ntimed, uint64_t{1});
-    std::atomic_ref<uint64_t> mn(min_inv), mx(max_plus1), nx(next);
+    std::atomic_ref<uint64_t> mn(min_inv), mx(max_plus1), nx(next), nt(ntimed);
     if (~v > mn.load(std::memory_order_relaxed)) mn.store(~v, std::memory_order_relaxed);
     if (v + 1 > mx.load(std::memory_order_relaxed)) mx.store(v + 1, std::memory_order_relaxed);
+    // last, releasing the bins, sum, min and max: a drain that reads this count reads them too
+    nt.store(nt.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     p_next = std::max(p_next, 1e-6);  // at least one call in a million timed: every key keeps a latency sample
     std::atomic_ref<double>(q).store(p_next >= 1.0 ? 0.0 : 1.0 - p_next, std::memory_order_relaxed);
     // the untimed calls before the next timed one: Geometric(p_next), i.e. each call timed with p_next
@@ -122,11 +130,14 @@ struct AggSlot {
 struct AggTable {
   AggSlot slot[kAggSlots];
   uint64_t overflow;  // calls of keys beyond kAggSlots (cumulative; counted, not attributed)
+  uint32_t evicting;    // the owning thread is re-keying a slot
+  uint32_t harvesting;  // the drain is reading the table
 
-  // this key's slot (claimed on first use); nullptr when the table is full (the call is counted
-  // in overflow)
+  // this key's slot (claimed on first use, or an idle slot evicted for it when the table is full);
+  // nullptr when none is free or idle (the call is counted in overflow)
   AggSlot* find(uint64_t key) noexcept {
-    uint32_t i = static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - kAggLog));
+    const uint32_t home = static_cast<uint32_t>((key * 0x9E3779B97F4A7C15ull) >> (64 - kAggLog));
+    uint32_t i = home;
     for (int probe = 0; probe < kAggSlots; ++probe, i = (i + 1) & (kAggSlots - 1)) {
       AggSlot& s = slot[i];
       std::atomic_ref<uint64_t> k(s.key);
@@ -137,8 +148,40 @@ struct AggTable {
         return &s;
       }
     }
+    if (AggSlot* s = evict(home, key)) return s;
     AggSlot::bump(overflow, uint64_t{1});
     return nullptr;
+  }
+
+ private:
+  static bool idle(AggSlot& s) noexcept {  // every count of this slot read by the drain
+    auto ld = [](uint64_t& x) { return std::atomic_ref<uint64_t>(x).load(std::memory_order_acquire); };
+    return ld(s.calls) == ld(s.seen_calls) && ld(s.ntimed) == ld(s.seen_timed);
+  }
+
+  // the first idle slot from the key's home, cleared and given the key (no slot ever empties, so
+  // every other key's probe sequence stays intact); not while the drain reads
+  AggSlot* evict(uint32_t home, uint64_t key) noexcept {
+    std::atomic_ref<uint32_t> mine(evicting), theirs(harvesting);
+    mine.store(1, std::memory_order_seq_cst);
+    AggSlot* found = nullptr;
+    if (theirs.load(std::memory_order_seq_cst) == 0) {
+      for (int probe = 0, i = static_cast<int>(home); probe < kAggSlots && found == nullptr;
+           ++probe, i = (i + 1) & (kAggSlots - 1))
+        if (idle(slot[i])) found = &slot[i];
+      if (found != nullptr) {
+        AggSlot& s = *found;
+        for (uint64_t* f : {&s.calls, &s.sum, &s.min_inv, &s.max_plus1, &s.next, &s.ntimed, &s.seen_calls, &s.seen_timed})
+          std::atomic_ref<uint64_t>(*f).store(0, std::memory_order_relaxed);
+        std::atomic_ref<double>(s.q).store(0.0, std::memory_order_relaxed);
+        for (uint32_t& b : s.bins)
+          if (std::atomic_ref<uint32_t>(b).load(std::memory_order_relaxed) != 0)
+            std::atomic_ref<uint32_t>(b).store(0, std::memory_order_relaxed);
+        std::atomic_ref<uint64_t>(s.key).store(key, std::memory_order_relaxed);
+      }
+    }
+    mine.store(0, std::memory_order_release);
+    return found;
   }
 };
 

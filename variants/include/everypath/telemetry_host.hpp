@@ -14,6 +14,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#if !defined(EP_SINGLE_THREADED)
+#include <thread>
+#endif
 #include <vector>
 
 #include "telemetry.hpp"
@@ -172,7 +175,7 @@ class HostHub {
   struct RingState {
     std::shared_ptr<Ring> ring;
     std::vector<std::vector<uint32_t>> bins;  // per slot, allocated when the slot is first seen
-    std::vector<uint64_t> sum, calls, ntimed;
+    std::vector<uint64_t> key, sum, calls, ntimed;  // per slot, as last read (key: whose counts they are)
     uint64_t overflow = 0;
   };
   struct Merged {  // one key's interval, over threads, in ticks
@@ -266,21 +269,31 @@ class HostHub {
     if (a == nullptr) return;
     if (st.bins.empty()) {
       st.bins.resize(kAggSlots);
-      st.sum.assign(kAggSlots, 0);
-      st.calls.assign(kAggSlots, 0);
-      st.ntimed.assign(kAggSlots, 0);
+      for (auto* v : {&st.key, &st.sum, &st.calls, &st.ntimed}) v->assign(kAggSlots, 0);
     }
+    // excludes the owning thread's evictions (telemetry_agg.hpp); one in progress is short
+    std::atomic_ref<uint32_t> mine(a->harvesting), theirs(a->evicting);
+    mine.store(1, std::memory_order_seq_cst);
+#if !defined(EP_SINGLE_THREADED)
+    while (theirs.load(std::memory_order_seq_cst) != 0) std::this_thread::yield();
+#endif
     auto load = [](uint64_t& x) { return std::atomic_ref<uint64_t>(x).load(std::memory_order_relaxed); };
     for (size_t i = 0; i < static_cast<size_t>(kAggSlots); ++i) {
       AggSlot& s = a->slot[i];
       const uint64_t key = std::atomic_ref<uint64_t>(s.key).load(std::memory_order_acquire);
       if (key == 0) continue;
+      std::vector<uint32_t>& prev = st.bins[i];
+      if (key != st.key[i]) {  // claimed or evicted since the last reading: its counts start at 0
+        st.key[i] = key;
+        st.calls[i] = st.sum[i] = st.ntimed[i] = 0;
+        std::fill(prev.begin(), prev.end(), 0u);
+      }
       const uint64_t calls = load(s.calls);  // first: a call counted now has its timing in this or the next reading
-      if (calls == st.calls[i]) continue;
+      const uint64_t nt = std::atomic_ref<uint64_t>(s.ntimed).load(std::memory_order_acquire);  // then its timings
+      if (calls == st.calls[i] && nt == st.ntimed[i]) continue;
       Merged& m = merged[key];
       m.calls += calls - st.calls[i];
       st.calls[i] = calls;
-      std::vector<uint32_t>& prev = st.bins[i];
       if (prev.empty()) prev.assign(kBins, 0);
       for (size_t b = 0; b < static_cast<size_t>(kBins); ++b) {
         const uint32_t now = std::atomic_ref<uint32_t>(s.bins[b]).load(std::memory_order_relaxed);
@@ -288,7 +301,7 @@ class HostHub {
         m.bins[static_cast<int>(b)] += static_cast<uint32_t>(now - prev[b]);  // modulo 2^32
         prev[b] = now;
       }
-      const uint64_t sum = load(s.sum), nt = load(s.ntimed);
+      const uint64_t sum = load(s.sum);
       m.sum += sum - st.sum[i];
       m.timed += nt - st.ntimed[i];
       st.sum[i] = sum;
@@ -298,7 +311,11 @@ class HostHub {
       // a call timed as the drain read may have its min/max in the neighbouring interval
       if (mn != 0) m.min = std::min(m.min, ~mn);
       if (mx != 0) m.max = std::max(m.max, mx - 1);
+      // what this reading covers: the owning thread may give the slot to another key once both match
+      std::atomic_ref<uint64_t>(s.seen_calls).store(calls, std::memory_order_release);
+      std::atomic_ref<uint64_t>(s.seen_timed).store(nt, std::memory_order_release);
     }
+    mine.store(0, std::memory_order_release);
     const uint64_t of = std::atomic_ref<uint64_t>(a->overflow).load(std::memory_order_relaxed);
     overflow += of - st.overflow;
     st.overflow = of;
