@@ -103,7 +103,11 @@ def dashboard_cmd(lake_dir: Path | None, registry_dir: Path | None, port: int | 
 def _child_setup(parent: int) -> None:
     """In the child before exec: unblock the signals the parent blocked across the spawn (a
     mask is inherited), ask Linux for SIGTERM when the parent dies, then make sure it has not
-    died already (the request only covers deaths after it is made)."""
+    died already (the request only covers deaths after it is made). The forwarded signals get
+    their default action back: one ignored on this command (nohup ignores SIGHUP) is inherited
+    across exec and would make the server deaf to what the command forwards."""
+    for sig in FORWARDED:
+        signal.signal(sig, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
     try:
         import ctypes

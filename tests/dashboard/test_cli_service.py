@@ -55,13 +55,20 @@ def _listening(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def _ignore_hangups() -> None:
+    """As nohup (and some supervisors) start a service: SIGHUP ignored, which exec inherits."""
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+
 def _start(tmp_path: Path) -> tuple[subprocess.Popen[bytes], int, int]:
-    """The command on a free port, once its server answers; (command, port, server pid)."""
+    """The command on a free port, once its server answers; (command, port, server pid). It
+    starts with SIGHUP ignored: a forwarded SIGHUP must still stop the server it runs."""
     port = _free_port()
     log = (tmp_path / "dashboard.log").open("ab")
     proc = subprocess.Popen([sys.executable, "-m", "everypath.cli", "dashboard", "--lake", str(tmp_path / "lake"),
                              "--registry", str(tmp_path / "registry"), "--port", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                            preexec_fn=_ignore_hangups)
     deadline = time.monotonic() + READY_S
     while time.monotonic() < deadline and proc.poll() is None:
         try:
