@@ -200,19 +200,14 @@ def _echo_ingested(r: Result, report_path: Path | None, shown: int = 20) -> None
 @click.option("--max-bytes", type=int, default=64 << 20, show_default=True)
 def serve_cmd(lake_dir: Path | None, host: str, port: int, token_file: Path | None, max_bytes: int) -> None:
     """Accept uploads from devices (POST /v1/calls) into the lake."""
-    from everypath.telemetry.collector import CollectorConfig, make_server
+    from everypath.telemetry.collector import CollectorConfig, make_server, serve_until_signal
 
     token = token_file.read_text().strip() if token_file else Settings.from_env().collector_token
     if not token:
         raise click.ClickException("a token is required: --token-file or EVERYPATH_COLLECTOR_TOKEN")
     server = make_server(CollectorConfig(_lake(lake_dir), token, max_bytes), host, port)
     click.echo(f"collector on http://{server.server_address[0]}:{server.server_address[1]}", err=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_until_signal(server)  # SIGTERM / SIGINT: what was accepted is published and answered first
 
 
 @telemetry_group.command("upload")

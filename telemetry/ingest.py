@@ -42,6 +42,11 @@ def content_id(data: bytes, prefix: str = "ingest") -> str:
     return f"{prefix}-" + hashlib.sha256(data).hexdigest()[:48]
 
 
+def class_batch_id(batch_id: str, device_class: str) -> str:
+    """The id under which one device class's rows of a multi-class batch are stored."""
+    return "c-" + hashlib.sha256(f"{batch_id}\0{device_class}".encode()).hexdigest()[:48]
+
+
 def publish_rows(lake: Lake, table: pa.Table, batch_id: str) -> tuple[int, int]:
     """Publish converted rows once under batch_id: (rows stored now, rows stored before).
     Rows of several device classes go out as one batch per class (an id derived from
@@ -56,8 +61,7 @@ def publish_rows(lake: Lake, table: pa.Table, batch_id: str) -> tuple[int, int]:
     stored = duplicate = 0
     for dc in classes:
         part = table.filter(pc.equal(table.column("device_class"), dc))
-        sub = "c-" + hashlib.sha256(f"{batch_id}\0{dc}".encode()).hexdigest()[:48]
-        r = lake.publish_named(part, name=sub)
+        r = lake.publish_named(part, name=class_batch_id(batch_id, dc))
         stored, duplicate = (stored + r.rows, duplicate) if r.stored else (stored, duplicate + r.rows)
     return stored, duplicate
 
