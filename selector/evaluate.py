@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from everypath.selector.features import third_dims
+
 DEVICE_KEYS = ("device_id", "device_class", "cores", "isa_level", "l1d_kib", "l2_kib", "l3_kib", "gpu",
                "cpu_model", "runtime", "os", "arch")
 
@@ -72,13 +74,17 @@ def split(rows: pd.DataFrame, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame
 def groups(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per complete group: device columns, op, dtype, shape, n_elements, calls,
     candidates (tuple of variants) and medians ({variant: median latency_ns})."""
-    df = rows.assign(shape_key=shape_key(rows["shape"]))
+    sk = shape_key(rows["shape"])
+    if "third_dim" in rows:  # one recorded shape, another third dimension: other work, another group
+        third = third_dims(rows).astype(np.int64)
+        sk = sk + np.where(third > 0, "/" + third.astype(str), "")
+    df = rows.assign(shape_key=sk)
     per_device = df.groupby(["device_id", "op"])["variant"].agg(lambda v: tuple(sorted(set(v))))
     keys = ["device_id", "op", "dtype", "shape_key"]
     med = df.groupby(keys + ["variant"])["latency_ns"].median()
     first = df.groupby(keys, sort=True).agg(
         {**{k: "first" for k in DEVICE_KEYS if k != "device_id" and k in df}, "shape": "first", "n_elements": "first",
-         "latency_ns": "size"}).rename(columns={"latency_ns": "calls"})
+         **({"third_dim": "first"} if "third_dim" in df else {}), "latency_ns": "size"}).rename(columns={"latency_ns": "calls"})
     medians: dict[tuple, dict[str, float]] = {}
     for (dev, op, dtype, sk, var), lat in med.items():
         medians.setdefault((dev, op, dtype, sk), {})[var] = float(lat)

@@ -4,7 +4,8 @@ Per row: the device class (cores, SIMD width from the ISA level, cache sizes, GP
 from cpu_model where the model name carries it, runtime), the call (operator, dtype item
 size, log2 element count, ndim, log2 of the first two dims), the variant, and per operator
 family an estimate of FLOPs and bytes moved from the recorded (largest-operand) shape
-(FAMILY_WORK; docs/selector.md). An operator's family comes from its name for the common
+(FAMILY_WORK; docs/selector.md), exact for a matrix product whose third dimension was recorded
+(the calls schema's third_dim). An operator's family comes from its name for the common
 ones and otherwise from the operator registry's family (its typing rule's kind). Categorical
 columns are returned as strings: the estimator encodes them.
 """
@@ -98,6 +99,12 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
         m = (fams == fam).to_numpy()
         f, b = family_work(fam, n[m], d0[m], d1[m], item[m])
         flops[m], nbytes[m] = f, b
+    # a product's recorded third dimension makes its work exact: the recorded operand is two of
+    # (m, k, n), the other two operands each pair the third with one of them
+    third = third_dims(rows)
+    exact = (fams == "matmul").to_numpy() & (third > 0)
+    flops[exact] = 2 * n[exact] * third[exact]
+    nbytes[exact] = (n[exact] + third[exact] * (d0[exact] + d1[exact])) * item[exact]
     cores = rows["cores"].fillna(1).to_numpy(np.float64)
     ghz = rows["cpu_model"].fillna("").str.extract(GHZ, expand=False).astype(float).to_numpy()
     simd_bytes = rows["isa_level"].map(SIMD_BYTES).to_numpy(np.float64)  # NaN: no ISA level recorded
@@ -111,6 +118,7 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
         "itemsize": item, "log2_n": np.log2(n), "ndim": [float(len(s)) for s in shapes],
         "log2_d0": np.log2(np.maximum(d0, 1)), "log2_d1": np.log2(np.maximum(d1, 1)),
         "log2_flops": np.log2(flops), "log2_bytes": np.log2(nbytes),
+        "log2_third_dim": np.log2(np.where(third > 0, third, np.nan)),  # NaN: not recorded
         # the roofline's own terms: per-core and per-device compute time, working set vs caches
         "log2_flops_per_core": np.log2(flops) - np.log2(cores),
         "log2_flops_per_lane": np.log2(flops) - np.log2(np.maximum(1, np.nan_to_num(simd_bytes, nan=16) / item)) - np.log2(np.nan_to_num(ghz, nan=3.0)),
@@ -118,6 +126,13 @@ def features(rows: pd.DataFrame) -> pd.DataFrame:
         "log2_bytes_over_l3": np.log2(nbytes) - np.log2(rows["l3_kib"].fillna(8192).to_numpy(np.float64) * 1024),
     })
     return out
+
+
+def third_dims(rows: pd.DataFrame) -> np.ndarray:
+    """The calls' third_dim as floats (0 where not recorded: other operators, older lakes)."""
+    if "third_dim" not in rows:
+        return np.zeros(len(rows))
+    return pd.to_numeric(rows["third_dim"], errors="coerce").fillna(0).to_numpy(np.float64)
 
 
 def _text(rows: pd.DataFrame, col: str) -> np.ndarray:

@@ -158,6 +158,14 @@ def recorded_shape(op: str, dims: tuple[int, ...]) -> tuple[int, ...]:
     return dims if op in ("cv2.GaussianBlur", "numpy.linalg.svd") else (dims[0],)
 
 
+def third_dim(op: str, dims: tuple[int, ...]) -> int:
+    """The schema's third_dim: of matmul's (m, k, n), the one the recorded shape lacks (0: none)."""
+    if op != "numpy.matmul":
+        return 0
+    m, k, n = dims
+    return n if recorded_shape(op, dims) == (m, k) else m
+
+
 def draw_dims(rng: np.random.Generator, op: str) -> tuple[int, ...]:
     """One workload's operand sizes, log-uniform over each operator's useful range."""
     if op in ("fused:numpy.add", "numpy.sum", "numpy.sort"):

@@ -16,7 +16,8 @@ from what real fleets look like instead, and shares none of its numbers:
   × per-call noise (σ .1); 1 % of calls are outliers (× 5-50: preemption, page faults).
 - **Logging**: every call at its own random size (log-uniform per operator; matmul (m, k, n)
   with the largest operand recorded), the built-in thresholds choosing (registry `min_work`)
-  and ε-uniform exploration at a per-device ε in [0.02, 0.3], propensities recorded (ε/k, and
+  (and the dimension it lacks as `third_dim`) and ε-uniform exploration at a per-device ε in [0.02, 0.3],
+  propensities recorded (ε/k, and
   1 − ε + ε/k for the default). `sweep(...)` writes a uniform design (propensity 1/k, explore),
   what `everypath autotune` would record on a new device.
 
@@ -219,6 +220,14 @@ def recorded(op: str, dims: tuple[int, ...]) -> tuple[int, ...]:
     return dims
 
 
+def third(op: str, dims: tuple[int, ...]) -> int:
+    """The schema's third_dim: of matmul's (m, k, n), the one the recorded shape lacks (0: none)."""
+    if op != "numpy.matmul":
+        return 0
+    m, k, n = dims
+    return {(m, k): n, (k, n): m, (m, n): k}[recorded(op, dims)]
+
+
 def _builtin(op: str, n: int, vs: tuple[str, ...]) -> int:
     from everypath.variants.registry import registry
 
@@ -253,6 +262,7 @@ def batch(d: Device, calls: Calls, rng: np.random.Generator, explore: float | No
     lat, site, var = np.zeros(n, np.int64), np.zeros(n, np.int32), np.zeros(n, np.int16)
     shape, nel = np.zeros((n, MAX_DIMS), np.int64), np.zeros(n, np.int64)
     exp, prop, ndim, thr = np.zeros(n, bool), np.zeros(n, np.float32), np.zeros(n, np.int8), np.ones(n, np.int16)
+    thd = np.zeros(n, np.int64)
     built = {op: variants(d, op) for op in OPS}
     for i, (op, dt, dims) in enumerate(zip(calls.op, calls.dtype, calls.dims)):
         vs = built[op]
@@ -272,9 +282,10 @@ def batch(d: Device, calls: Calls, rng: np.random.Generator, explore: float | No
         if rng.random() < outliers:
             t *= rng.uniform(5, 50)
         lat[i], site[i], var[i], exp[i], prop[i] = max(1, int(t)), site_ix[(op, dt)], v, e, p
-        shape[i, : len(rec)], ndim[i], nel[i] = rec, len(rec), int(np.prod(rec))
+        shape[i, : len(rec)], ndim[i], nel[i], thd[i] = rec, len(rec), int(np.prod(rec)), third(op, dims)
         thr[i] = d.cores if vs[v] in ("threads", "blas", "opencv", "accelerate") else 1
-    raw = RawCalls(t0_ns + np.arange(n, dtype=np.int64) * 1000, lat, site, var, ndim, shape, nel, thr, exp, prop, None)
+    raw = RawCalls(t0_ns + np.arange(n, dtype=np.int64) * 1000, lat, site, var, ndim, shape, nel, thr, exp, prop, None,
+                   third_dim=thd)
     return to_batch(raw, sites, d.fields)
 
 

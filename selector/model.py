@@ -37,13 +37,15 @@ from threadpoolctl import threadpool_limits
 
 from everypath.selector.availability import Seen, candidates
 from everypath.selector.evaluate import shape_key
-from everypath.selector.features import CATEGORICAL, features, log_flops, target
+from everypath.selector.features import CATEGORICAL, features, log_flops, target, third_dims
+from everypath.selector.shrinkage import shrink_factor
 
 MAX_WEIGHT = 5.0  # clip 1/propensity: one unlucky explore row must not dominate a leaf (50 gave the
 # independent fleets' worst seeds: a device with ε = 0.02 makes each explore row weigh 50-200 calls)
-FORMAT = 5  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features; 4: SIMD width instead of
+FORMAT = 6  # 2: log-time-per-FLOP target + device calibration; 3: + os/arch features; 4: SIMD width instead of
 # the ISA ordinal, empirical-Bayes calibration priors; 5: the unweighted companion model for devices without a
-# sweep (older: not comparable, their features or predictions differ)
+# sweep; 6: matmul's recorded third dimension (exact FLOPs, a log2_third_dim feature) (older: not comparable,
+# their features or predictions differ)
 BLEND = 0.5  # a device without a sweep: half the IPW/cost-weighted fleet model, half an unweighted one
 # parameters a stored model may predate, with the value it was fitted with (get_params needs them)
 LEGACY: dict[str, object] = {"max_weight": 50.0, "blend": 0.0}
@@ -136,13 +138,6 @@ def cost_weight(X: pd.DataFrame, power: float) -> np.ndarray:
     return (lat / np.median(lat)) ** power
 
 
-def mad2(x: np.ndarray) -> float:
-    """A variance robust to outliers: (1.4826 * median absolute deviation)^2."""
-    if not len(x):
-        return 0.0
-    return float((1.4826 * np.median(np.abs(x - np.median(x)))) ** 2)
-
-
 def smooth(xq: np.ndarray, px: np.ndarray, r: np.ndarray, bandwidth: float, prior: float,
            level: np.ndarray | float = 0.0) -> np.ndarray:
     """Gaussian-kernel mean of residuals r (at px) around each xq, shrunk toward `level` by a
@@ -154,9 +149,12 @@ def smooth(xq: np.ndarray, px: np.ndarray, r: np.ndarray, bandwidth: float, prio
 
 
 def aggregate(X: pd.DataFrame, y: np.ndarray, w: np.ndarray) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
-    """One row per (device class, op, dtype, shape, variant): its first call, the median of y
+    """One row per (device class, op, dtype, shape (and third_dim), variant): its first call, the median of y
     and the sum of w over its calls (w may be 2-D: one column per weighting, summed alike)."""
     shape = shape_key(X["shape"]).to_numpy()
+    third = third_dims(X)
+    if third.any():  # calls at one recorded shape with different third dimensions are different work
+        shape = np.char.add(np.char.add(shape.astype(str), "/"), third.astype(np.int64).astype(str))
     w2 = np.asarray(w, np.float64).reshape(len(X), -1)
     wcols = [f"w{i}" for i in range(w2.shape[1])]
     df = pd.DataFrame({"dc": X["device_class"].to_numpy(), "op": X["op"].to_numpy(), "dtype": X["dtype"].to_numpy(),
@@ -227,8 +225,9 @@ class VariantSelector(Chooser, BaseEstimator):
             self.model_ = self._hgb().fit(E, y - lf, sample_weight=w)
             if self.blend > 0:
                 self.unweighted_ = self._hgb().fit(E, y - lf, sample_weight=calls)
+            resid = y - lf - self.model_.predict(E)
         self.format_ = FORMAT
-        self.shrink_: dict[str, float] = self._shrinkage(X)
+        self.shrink_: dict[str, float] = self._shrinkage(rows, resid)
         self.calibration_: dict[str, np.ndarray] = self._calibration(X)
         return self
 
@@ -240,32 +239,20 @@ class VariantSelector(Chooser, BaseEstimator):
             random_state=self.random_state)
         return HistGradientBoostingRegressor(**{**args, **kw})
 
-    def _shrinkage(self, X: pd.DataFrame) -> dict[str, float]:
-        """Per operator, how many sweep measurements a device's own offset is worth less than
-        the fleet model (empirical Bayes, docs/selector.md): the ratio of the within-key noise
-        of the fleet model's residuals on training explore rows (sigma^2: per-call noise and, for
-        matmul, the unrecorded third dimension) to the spread of the keys' own offsets
-        (tau^2: what a device's hidden factors move). Robust (MAD) estimates: 1 % of calls are
-        outliers. At least 1, so the priors are a floor."""
-        g = sweep_groups(X)
-        if g.empty:
-            return {}
-        r = g["y"].to_numpy(np.float64) - self._fleet(features(g), blended=False)
-        df = pd.DataFrame({"op": g["op"].astype(str).to_numpy(), "key": g[list(CAL_KEY)].astype(str).agg(SEP.join, axis=1),
-                           "r": r})
+    def _shrinkage(self, rows: pd.DataFrame, r: np.ndarray) -> dict[str, float]:
+        """Per operator, how many measurements a device's own offset is worth less than the fleet
+        model (empirical Bayes, selector/shrinkage.py): within-key noise over the spread of the keys'
+        offsets, from the weighted fleet model's residuals r on every aggregated training row (not
+        only the explore rows: the production rows are the same kind of measurement, and with 10x
+        the rows the factor follows an operator's noise instead of a draw's luck)."""
+        key = rows[list(CAL_KEY)].astype(str).agg(SEP.join, axis=1).to_numpy()
+        ops = rows["op"].astype(str).to_numpy()
         out: dict[str, float] = {}
-        for op, d in df.groupby("op", sort=True):
-            per = d.groupby("key")["r"]
-            n, med = per.transform("size").to_numpy(), per.transform("median").to_numpy()
-            within = d["r"].to_numpy() - med
-            keep = n >= 3
-            if keep.sum() < 10:
-                continue
-            sigma2 = mad2(within[keep] * np.sqrt(n[keep] / (n[keep] - 1)))
-            means = per.median()[per.size() >= 3].to_numpy()
-            sizes = per.size()[per.size() >= 3].to_numpy()
-            tau2 = max(mad2(means) - sigma2 * float(np.mean(1.0 / sizes)), 1e-3)
-            out[str(op)] = float(np.clip(sigma2 / tau2, 1.0, self.max_shrink))
+        for op in sorted(set(ops)):
+            m = ops == op
+            rho = shrink_factor(key[m], r[m], self.max_shrink, self.random_state)
+            if rho is not None:
+                out[op] = rho
         return out
 
     def _fleet(self, f: pd.DataFrame, blended: bool = True) -> np.ndarray:

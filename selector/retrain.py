@@ -53,10 +53,12 @@ def load_rows(lake_dir: Path, max_rows: int, engine: str = "duckdb", master: str
     if engine == "spark":
         from everypath.selector.spark_rows import load_rows_spark
 
-        return load_rows_spark(str(lake_dir), COLUMNS, max_rows, master)
+        return load_rows_spark(str(lake_dir), COLUMNS, max_rows, master)  # with third_dim, as below
     from everypath.telemetry.views import query
 
-    cols = ", ".join(COLUMNS)
+    # third_dim (schema 2): a lake whose files all predate it has no such column; its rows read it as null
+    have = set(query(lake_dir, "SELECT column_name FROM (DESCRIBE calls)").column("column_name").to_pylist())
+    cols = ", ".join([*COLUMNS, "third_dim" if "third_dim" in have else "NULL::BIGINT AS third_dim"])
     n = int(query(lake_dir, "SELECT count(*) AS n FROM calls").column("n")[0].as_py())
     if n <= max_rows:
         sql = f"SELECT {cols} FROM calls"
@@ -66,7 +68,7 @@ def load_rows(lake_dir: Path, max_rows: int, engine: str = "duckdb", master: str
         sql = (f"SELECT {cols} FROM (SELECT *, count(*) OVER (PARTITION BY device_class, op) AS stratum_n FROM calls) "
                f"WHERE (hash(ts, device_id, latency_ns, variant) % 1000003) < 1000003 * least(1.0, {quota} / stratum_n)")
     # a total order (calls of one device often share a timestamp): the same lake, the same rows
-    sql += " ORDER BY " + ", ".join(f"{c} ASC NULLS LAST" for c in COLUMNS)
+    sql += " ORDER BY " + ", ".join(f"{c} ASC NULLS LAST" for c in (*COLUMNS, "third_dim"))
     return query(lake_dir, sql).to_pandas()
 
 
@@ -129,7 +131,8 @@ class Evaluation:
     def top1(self, chooser: Chooser) -> float:
         """A chooser's headline top-1 score on this evaluation's holdout (for promotion)."""
         if self.metrics["holdout"] == "decisions":
-            return float(decisions(chooser, self.sbs, self.dev_out)["after_sweep"]["top1_score"])  # type: ignore[arg-type]
+            dec = decisions(chooser, self.sbs, self.dev_out, export.thirds_of(self.train))  # type: ignore[arg-type]
+            return float(dec["after_sweep"]["top1_score"])
         if self.metrics["holdout"] == "devices":
             return score_after_sweep({"c": chooser}, self.sbs, self.dev_out, self.seed)["c"].top1_score
         return score({"c": chooser}, self.sbs, groups(self.shape_out))["c"].top1_score
@@ -180,7 +183,7 @@ def evaluate(rows: pd.DataFrame, cfg: RetrainConfig = RetrainConfig(),
                                   "holdout": holdout, "holdout_groups": sel.groups, "cold_devices": cold,
                                   "held_out_shapes": on_shape["selector"].as_dict(), "train_rows": int(len(train))}
     progress("scoring the exported table's decisions on held-out devices")
-    metrics["decisions"] = dec = decisions(model, sbs, dev_out)
+    metrics["decisions"] = dec = decisions(model, sbs, dev_out, export.thirds_of(train))
     if sel.groups < MIN_GROUPS and dec:  # too few complete groups: the decisions are the headline
         metrics.update({k: dec["after_sweep"][k] for k in ("top1_score", "closed_gap", "regret_mean", "regret_p95")})
         metrics["holdout"] = "decisions"
@@ -192,10 +195,12 @@ MIN_GROUPS = 40  # fewer complete held-out groups than this cannot judge a model
 MAX_DECISIONS = 20_000  # held-out calls scored by decisions (every k-th): bounds the evaluation's cost
 
 
-def decisions(model: VariantSelector, sbs: SBS, dev_out: pd.DataFrame) -> dict[str, dict[str, float]]:
+def decisions(model: VariantSelector, sbs: SBS, dev_out: pd.DataFrame,
+              thirds: export.Thirds | None = None) -> dict[str, dict[str, float]]:
     """The exported table's decisions on the held-out devices' calls at their own sizes
     (selector/decide.py, latencies modelled from each device's measurements): cold = a table
-    from their device fields alone, after_sweep = calibrated on their explore rows."""
+    from their device fields alone, after_sweep = calibrated on their explore rows; `thirds`: the
+    training rows' matrix products (export.thirds_of), not the held-out calls'."""
     if dev_out.empty:
         return {}
     calls, lats = modelled(dev_out, every=max(1, len(dev_out) // MAX_DECISIONS))
@@ -204,8 +209,10 @@ def decisions(model: VariantSelector, sbs: SBS, dev_out: pd.DataFrame) -> dict[s
     devs, mix = export.devices_of(dev_out), export.mix_of(dev_out)
     sweep = dev_out[dev_out["explore"].to_numpy(bool)]
     seen = ran(dev_out)  # what each class ran: all its rows, not only the explored ones
-    cold = export.build(dev_out.iloc[:0], model, sbs, "0" * 6, "eval", devices=devs, mix=mix)
-    warm = export.build(sweep, model.calibrated(sweep), sbs, "0" * 6, "eval", devices=devs, mix=mix, seen=seen)
+    thirds = {} if thirds is None else thirds
+    cold = export.build(dev_out.iloc[:0], model, sbs, "0" * 6, "eval", devices=devs, mix=mix, thirds=thirds)
+    warm = export.build(sweep, model.calibrated(sweep), sbs, "0" * 6, "eval", devices=devs, mix=mix, seen=seen,
+                        thirds=thirds)
     return {"cold": decide_score(cold, calls, lats, sbs).as_dict(), "after_sweep": decide_score(warm, calls, lats, sbs).as_dict()}
 
 

@@ -27,7 +27,7 @@ from everypath.selector import indfleet as F
 from everypath.selector.baselines import KNN, SBS, Lookup, PlainGBR
 from everypath.selector.decide import intervals, score
 from everypath.selector.model import Chooser, VariantSelector
-from everypath.selector.table import build, devices_of
+from everypath.selector.table import build, devices_of, thirds_of
 
 CHOOSERS = ("selector", "sbs", "lookup", "knn", "gbr")
 SETTINGS = ("cold", "after_sweep", "fallback")
@@ -119,13 +119,14 @@ def run_seed(seed: int, lake: Path, max_devices: int = 120, calls: int = 800) ->
     fields = devices_of(sweep) if len(sweep) else pd.DataFrame()
     mix = pd.DataFrame([{"device_class": dc, "op": op, "dtype": dt, "calls": 1}
                         for dc in fields.get("device_class", []) for op, dts in F.OPS.items() for dt in dts])
+    thirds = thirds_of(train)  # the fleet's matrix products: what the table expects a bucket's calls to be
     result: dict[str, dict[str, dict[str, float]]] = {s: {} for s in SETTINGS}
     by: dict[str, dict[str, dict[str, float]]] = {}
     for name, c in choosers.items():
         if not len(test):
             break
-        cold = build(sweep.iloc[:0], c, sbs, "0" * 6, "cold", devices=fields, mix=mix)
-        warm = build(sweep, c.calibrated(sweep), sbs, "0" * 6, "sweep")
+        cold = build(sweep.iloc[:0], c, sbs, "0" * 6, "cold", devices=fields, mix=mix, thirds=thirds)
+        warm = build(sweep, c.calibrated(sweep), sbs, "0" * 6, "sweep", thirds=thirds)
         star = {"format": 1, "version": "fallback", "tables": {"*": cold["tables"]["*"]}}
         for setting, doc in (("cold", cold), ("after_sweep", warm), ("fallback", star)):
             result[setting][name] = score(doc, calls_df, lats, sbs).as_dict()

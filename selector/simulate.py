@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from everypath.selector.fleet import OPERATORS, Profile, available, draw_dims, draw_profile, latency_ns, recorded_shape
+from everypath.selector.fleet import (OPERATORS, Profile, available, draw_dims, draw_profile, latency_ns,
+                                      recorded_shape, third_dim)
 from everypath.telemetry.records import MAX_DIMS, CallSite, RawCalls, to_batch
 
 START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)  # fixed: a seed gives the same rows
@@ -55,7 +56,7 @@ def _device_rows(p: Profile, rng: np.random.Generator, n_rows: int, cfg: SimConf
                  reg: dict[str, tuple[str, ...]], t0_ns: int) -> pa.RecordBatch:
     sites: list[CallSite] = []
     site_ix: dict[tuple[str, str], int] = {}
-    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("lat", "site", "var", "ndim", "shape", "n", "thr", "exp", "prop")}
+    cols: dict[str, list[np.ndarray]] = {k: [] for k in ("lat", "site", "var", "ndim", "shape", "n", "thr", "exp", "prop", "third")}
     ops = list(OPERATORS)
     made = 0
     while made < n_rows:
@@ -85,14 +86,15 @@ def _device_rows(p: Profile, rng: np.random.Generator, n_rows: int, cfg: SimConf
         for key, val in (("lat", np.maximum(1, lat).astype(np.int64)), ("site", np.full(m, site_ix[(op, dtype)], np.int32)),
                          ("var", var), ("ndim", np.full(m, len(shape), np.int8)), ("shape", padded),
                          ("n", np.full(m, int(np.prod(shape)), np.int64)), ("thr", threads[var]),
-                         ("exp", explore), ("prop", prop.astype(np.float32))):
+                         ("exp", explore), ("prop", prop.astype(np.float32)), ("third", np.full(m, third_dim(op, dims)))):
             cols[key].append(val)
         made += m
     n = sum(a.size for a in cols["lat"])
     ts = t0_ns + np.arange(n, dtype=np.int64) * 1000
     raw = RawCalls(ts, np.concatenate(cols["lat"]), np.concatenate(cols["site"]), np.concatenate(cols["var"]),
                    np.concatenate(cols["ndim"]), np.concatenate(cols["shape"]), np.concatenate(cols["n"]),
-                   np.concatenate(cols["thr"]), np.concatenate(cols["exp"]), np.concatenate(cols["prop"]), None)
+                   np.concatenate(cols["thr"]), np.concatenate(cols["exp"]), np.concatenate(cols["prop"]), None,
+                   third_dim=np.concatenate(cols["third"]))
     return to_batch(raw, sites, p.device_fields())
 
 

@@ -18,6 +18,9 @@ from everypath.telemetry.spark import DEFAULT_MASTER, calls_dataframe, session
 
 def load_rows_spark(lake: str, columns: tuple[str, ...], max_rows: int, master: str | None = None,
                     spark: object = None) -> pd.DataFrame:
+    # third_dim (schema 2) as DuckDB's load reads it: Spark's declared schema reads it null in files
+    # that predate it, so the two engines give the same rows (and the same model version)
+    columns = columns if "third_dim" in columns else (*columns, "third_dim")
     s = spark if spark is not None else session(master or DEFAULT_MASTER, "everypath-retrain")
     df = calls_dataframe(s, lake, columns)
     view = f"everypath_retrain_{id(df)}"

@@ -4,7 +4,9 @@ format) so the runtime never calls the model.
 Grid: every device class in the training rows x every operator x n_elements buckets
 [2^b, 2^(b+1)) for b in 0..MAX_LOG2 - 1, each scored at its geometric middle with the
 operator's usual shape (square for 2-D operators) and weighted over the dtypes the class
-called it with (by call count). Adjacent buckets with the same winner merge. "*" holds SBS's
+called it with (by call count); a matrix product's bucket at the quantiles of the third dimension
+the lake recorded there (`thirds_of`), since one entry serves them all. Adjacent buckets with
+the same winner merge. "*" holds SBS's
 choice per operator among the variants with no requirement at all. Every entry's candidates are what the
 class can run (selector/availability.py): its fields allow them, and it has run them if the lake
 saw it run the operator. Format-compatible extension: each entry may carry
@@ -24,10 +26,13 @@ import pandas as pd
 from everypath.selector.availability import Seen, ran, requirements
 from everypath.selector.baselines import SBS
 from everypath.selector.evaluate import DEVICE_KEYS
+from everypath.selector.features import family, third_dims
 from everypath.selector.model import Chooser, candidate_lists, expand
 
 MAX_LOG2 = 26
 TOP_K = 2
+THIRD_QUANTILES = tuple((i + 0.5) / 10 for i in range(10))  # a product's bucket is scored at these third dims
+THIRD_MIN_ROWS = 20
 SQUARE_OPS = ("numpy.matmul", "numpy.linalg.svd", "cv2.GaussianBlur")
 
 
@@ -49,14 +54,49 @@ def mix_of(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.groupby(["device_class", "op", "dtype"], sort=True).size().rename("calls").reset_index()
 
 
-def grid(devices: pd.DataFrame, mix: pd.DataFrame) -> pd.DataFrame:
-    """Query rows of the grid: per (class, op, dtype) of mix, one per size bucket, with its dtype weight."""
+Thirds = dict[int, tuple[float, ...]]  # size bucket (-1: every bucket) -> log2(third_dim / side) quantiles
+
+
+def thirds_of(rows: pd.DataFrame) -> Thirds:
+    """How the third dimension of matrix products spreads around the square side at each size
+    bucket, from rows that recorded it (the calls schema's third_dim): THIRD_QUANTILES of
+    log2(third_dim) - log2(n_elements) / 2 per bucket with at least THIRD_MIN_ROWS, the pooled ones
+    (key -1) for the others. Empty: no row recorded it (the grid then assumes square products)."""
+    if "third_dim" not in rows or not len(rows):
+        return {}
+    third = third_dims(rows)
+    ok = (rows["op"].map(family) == "matmul").to_numpy() & (third > 0)
+    if ok.sum() < THIRD_MIN_ROWS:
+        return {}
+    lg = np.log2(rows["n_elements"].to_numpy(np.float64)[ok].clip(1))
+    r = np.log2(third[ok]) - lg / 2
+    b = np.floor(lg).astype(np.int64)
+    out: Thirds = {-1: tuple(float(x) for x in np.quantile(r, THIRD_QUANTILES))}
+    for bb in np.unique(b):
+        if (b == bb).sum() >= THIRD_MIN_ROWS:
+            out[int(bb)] = tuple(float(x) for x in np.quantile(r[b == bb], THIRD_QUANTILES))
+    return out
+
+
+def grid(devices: pd.DataFrame, mix: pd.DataFrame, thirds: Thirds | None = None) -> pd.DataFrame:
+    """Query rows of the grid: per (class, op, dtype) of mix, one per size bucket, with its dtype weight.
+    A matrix product's bucket is scored at each of `thirds`' third dimensions, each with an equal
+    share of the weight: one entry serves all of them (the runtime keys on n_elements alone), so
+    it should be the variant with the least expected latency over them, not at a square product."""
     out = []
     for m in mix.itertuples(index=False):
+        spread = thirds and family(m.op) == "matmul"
         for b in range(MAX_LOG2):
             n = 2 ** (b + 0.5)
-            out.append({"device_class": m.device_class, "op": m.op, "dtype": m.dtype, "bucket": b,
-                        "shape": _shape(m.op, n), "calls": int(m.calls)})
+            row = {"device_class": m.device_class, "op": m.op, "dtype": m.dtype, "bucket": b,
+                   "shape": _shape(m.op, n), "calls": float(m.calls), "third_dim": 0}
+            if not spread:
+                out.append(row)
+                continue
+            qs = thirds.get(b, thirds[-1])  # type: ignore[union-attr]
+            side = math.log2(row["shape"][0])
+            for r in qs:
+                out.append({**row, "third_dim": max(1, int(round(2 ** (side + r)))), "calls": float(m.calls) / len(qs)})
     q = pd.DataFrame(out).merge(devices, on="device_class")
     q["n_elements"] = [int(np.prod(s)) for s in q["shape"]]
     return q
@@ -74,11 +114,12 @@ def ranked(chooser: Chooser, x: pd.DataFrame) -> np.ndarray:
 
 
 def winners(devices: pd.DataFrame, mix: pd.DataFrame, chooser: Chooser,
-            seen: dict[tuple[str, str], Seen] | None = None) -> dict[tuple[str, str], list[list[str]]]:
+            seen: dict[tuple[str, str], Seen] | None = None,
+            thirds: Thirds | None = None) -> dict[tuple[str, str], list[list[str]]]:
     """(device class, op) -> per bucket, the candidates (availability.candidates: what the class's
     fields allow and what it ran, per `seen`) in predicted order (call-weighted
     over dtypes). A class and op with no candidate gets no entry."""
-    q = grid(devices, mix)
+    q = grid(devices, mix, thirds)
     q["qid"] = np.arange(len(q))
     x, idx = expand(q, candidate_lists(q, chooser.variants_, seen))
     if not len(x):
@@ -114,14 +155,15 @@ def portable(op: str, variants: tuple[str, ...]) -> tuple[str, ...]:
 
 def build(rows: pd.DataFrame, chooser: Chooser, sbs: SBS, model_hash: str, timestamp: str,
           devices: pd.DataFrame | None = None, mix: pd.DataFrame | None = None,
-          seen: dict[tuple[str, str], Seen] | None = None) -> dict[str, object]:
+          seen: dict[tuple[str, str], Seen] | None = None, thirds: Thirds | None = None) -> dict[str, object]:
     """The selection table for every device class of rows (or of devices/mix when given): never
     a variant the class cannot run (selector/availability.py; `seen`: what each class ran, by
-    default in rows)."""
+    default in rows; `thirds`: the spread of matrix products' third dimension, by default rows')."""
     devs = devices_of(rows) if devices is None else devices
     tables: dict[str, list[dict[str, object]]] = {}
     for (dc, op), per_bucket in sorted(winners(devs, mix_of(rows) if mix is None else mix, chooser,
-                                                      ran(rows) if seen is None else seen).items()):
+                                               ran(rows) if seen is None else seen,
+                                               thirds_of(rows) if thirds is None else thirds).items()):
         tables.setdefault(dc, []).append({"op": op, **entries(per_bucket)})
     tables["*"] = [{"op": op, "bounds": [], "variants": [sbs.pick(op, portable(op, vs))]}
                    for op, vs in sorted(sbs.variants_.items()) if portable(op, vs)]

@@ -36,7 +36,8 @@ log = logging.getLogger("everypath.telemetry")
 
 VERSION = 1
 STALE_CLAIM_S = 600.0  # a claim older than this whose process is gone is taken over
-_RAW = tuple(f.name for f in fields(RawCalls) if f.name not in ("table_version", "inclusion", "aggregates"))
+_OPTIONAL = ("inclusion", "third_dim")  # columns a piece may lack (None): written only when present
+_RAW = tuple(f.name for f in fields(RawCalls) if f.name not in ("table_version", "aggregates", *_OPTIONAL))
 _AGG = tuple(f.name for f in fields(AggregateRows) if f.name not in ("start_ns", "end_ns", "table_version"))
 
 
@@ -56,8 +57,9 @@ def write(root: Path, calls: list[tuple[RawCalls, list[CallSite]]],
     for i, (raw, sites) in enumerate(calls):
         for name in _RAW:
             arrays[f"c{i}.{name}"] = np.asarray(getattr(raw, name))
-        if raw.inclusion is not None:
-            arrays[f"c{i}.inclusion"] = np.asarray(raw.inclusion)
+        for name in _OPTIONAL:
+            if getattr(raw, name) is not None:
+                arrays[f"c{i}.{name}"] = np.asarray(getattr(raw, name))
         meta["calls"].append({"sites": [asdict(s) for s in sites], "table_version": _versions(raw.table_version)})
     for i, (agg, sites) in enumerate(aggregates):
         for name in _AGG:
@@ -88,10 +90,10 @@ def read(path: Path) -> tuple[dict[str, object], list[tuple[RawCalls, list[CallS
         calls = []
         for i, m in enumerate(meta["calls"]):
             cols = {name: z[f"c{i}.{name}"] for name in _RAW}
-            inc = z[f"c{i}.inclusion"] if f"c{i}.inclusion" in z.files else None
+            opt = {name: z[f"c{i}.{name}"] if f"c{i}.{name}" in z.files else None for name in _OPTIONAL}
             tv = m["table_version"]
             tv = np.array(tv, dtype=object) if isinstance(tv, list) else tv
-            calls.append((RawCalls(**cols, table_version=tv, inclusion=inc), [_site(s) for s in m["sites"]]))
+            calls.append((RawCalls(**cols, **opt, table_version=tv), [_site(s) for s in m["sites"]]))
         aggs = []
         for i, m in enumerate(meta["aggregates"]):
             cols = {name: z[f"a{i}.{name}"] for name in _AGG}

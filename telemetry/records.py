@@ -61,6 +61,7 @@ class RawCalls:
     table_version: str | None | np.ndarray = None
     inclusion: np.ndarray | None = None  # float32, probability each row was recorded (None: unknown, 1)
     aggregates: AggregateRows | None = None  # the exact aggregates drained with these rows
+    third_dim: np.ndarray | None = None  # int64, the schema's third_dim (0: not recorded, null; None: none recorded)
 
     def __len__(self) -> int:
         return int(self.ts_ns.shape[0])
@@ -122,6 +123,7 @@ def to_batch(raw: RawCalls, sites: list[CallSite], device: dict[str, object]) ->
         "table_version": _per_row(tv) if isinstance(tv, np.ndarray) else _repeat(tv, pa.string(), n),
         "inclusion": (pa.nulls(n, pa.float32()) if raw.inclusion is None
                       else _numbers(raw.inclusion, np.float32, pa.float32())),
+        "third_dim": pa.nulls(n, pa.int64()) if raw.third_dim is None else _positive(raw.third_dim),
     }
     for f in CALLS_SCHEMA:
         if f.name not in cols:  # the same value on every row: one value repeated without Python lists
@@ -151,6 +153,16 @@ def _bitmap(flags: np.ndarray) -> pa.Buffer:
     import pyarrow as pa
 
     return pa.py_buffer(np.packbits(np.asarray(flags, dtype=bool), bitorder="little"))
+
+
+def _positive(values: np.ndarray) -> pa.Array:
+    """int64 values, null where not positive (0: not recorded)."""
+    import pyarrow as pa
+
+    a = np.ascontiguousarray(values, dtype=np.int64)
+    valid = a > 0
+    return pa.Array.from_buffers(pa.int64(), len(a), [_bitmap(valid), pa.py_buffer(a)],
+                                 null_count=len(a) - int(valid.sum()))
 
 
 def _bools(values: Any) -> pa.Array:

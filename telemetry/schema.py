@@ -3,13 +3,14 @@
 This module is the single definition of the columns; docs/telemetry.md describes each one
 for people, the lake writes exactly this schema, the collector checks uploads against it,
 and DuckDB's `calls` view exposes these columns. A change that is not purely additive
-bumps SCHEMA_VERSION (the lake keeps the version in every file's metadata).
+bumps SCHEMA_VERSION (the lake keeps the version in every file's metadata); so does a new nullable
+column, since a reader checks files of its own version strictly and reads newer ones by name.
 """
 from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: third_dim (files of version 1 read with it null)
 
 # device class features (the same for every row a process writes): what the selector learns from
 DEVICE_FIELDS: tuple[pa.Field, ...] = (
@@ -48,6 +49,10 @@ CALL_FIELDS: tuple[pa.Field, ...] = (
     # probability this call was recorded (timing share x sample rate x ring thinning; null: 1, older files):
     # 1 / inclusion is the number of calls the row stands for
     pa.field("inclusion", pa.float32()),
+    # a size the work depends on that `shape` does not show: for a matrix product, the one of m, k, n
+    # missing from the largest operand's shape (FLOPs = 2 * n_elements * third_dim); null elsewhere,
+    # where the runtime did not record it, and in files of version 1
+    pa.field("third_dim", pa.int64()),
 )
 
 CALLS_SCHEMA = pa.schema([*CALL_FIELDS, *DEVICE_FIELDS],

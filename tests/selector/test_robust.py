@@ -12,7 +12,8 @@ from everypath.selector import indfleet as F
 from everypath.selector.baselines import SBS
 from everypath.selector.decide import intervals, latencies_of, score
 from everypath.selector.features import features
-from everypath.selector.model import VariantSelector, ipw, mad2
+from everypath.selector.model import VariantSelector, ipw
+from everypath.selector.shrinkage import mad2
 from everypath.selector.robust import ceiling, truth_of
 from everypath.selector.table import build
 

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from everypath.telemetry.lake import Lake, SchemaError
+from everypath.telemetry.schema import SCHEMA_VERSION
 from everypath.telemetry.views import query
 
 from ._data import REPO, batch, env
@@ -26,7 +27,7 @@ def test_publish_layout_and_file_format(tmp_path):
         assert "device_class" not in f.schema_arrow.names and "date" not in f.schema_arrow.names
         assert f.metadata.num_row_groups == 1  # one big row group, not pyarrow's small defaults
         assert f.metadata.row_group(0).column(0).compression == "ZSTD"
-        assert f.schema_arrow.metadata[b"everypath.schema_version"] == b"1"
+        assert f.schema_arrow.metadata[b"everypath.schema_version"] == str(SCHEMA_VERSION).encode()
     assert not list(tmp_path.rglob(".tmp-*"))
     got = query(lake, "SELECT device_class, count(*) AS n FROM calls GROUP BY 1 ORDER BY 1").to_pylist()
     assert got == [{"device_class": "aaaaaaaaaaaa", "n": 3000}, {"device_class": "bbb", "n": 2000}]
