@@ -20,6 +20,7 @@
 
 #include "../array.hpp"
 #include "../scalar.hpp"
+#include "argreduce.hpp"
 #include "creation.hpp"
 #include "reduce_order.hpp"
 
@@ -708,12 +709,8 @@ inline bool better(const T& x, const T& best) {
 
 template <bool IsMax, class T>
 index_t arg_row(const T* p, index_t n, index_t s) {
-  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-    if (s == 1 && n >= 64) {  // the extreme value (vectorised), then its first position
-      bool nan;
-      const T m = minmax_lanes<IsMax, T>(p, n, nan);
-      if (!nan) return find_first_equal(p, n, m);
-    }
+  if constexpr (argreduce_lanes_v<T>) {
+    if (n >= 16) return arg_row_lanes<IsMax>(p, n, s);  // one vectorised pass (argreduce.hpp)
   }
   index_t bi = 0;
   T best = p[0];
@@ -757,7 +754,12 @@ int64_t arg_all(const Array<T, N>& a) {
   if (a.size() == 0)
     raise("ValueError", std::string("attempt to get ") + (IsMax ? "argmax" : "argmin") + " of an empty sequence");
   if (a.contiguous()) return arg_row<IsMax>(a.data, a.size(), 1);
-  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool> && N > 1) return arg_all_in_order<IsMax>(a);
+  if constexpr (argreduce_lanes_v<T> && N >= 1) {
+    // rows of the last axis in C order when that reads memory in order (x[::2], x[:, ::2]), else
+    // the extreme in memory order, then its first C-order position (x.T)
+    if (last_axis_fastest(a)) return arg_all_rows<IsMax>(a);
+    if constexpr (N > 1) return arg_all_in_order<IsMax>(a);
+  }
   index_t i = 0, bi = 0;
   T best = a.data[0];
   for_each_offset(a, [&](index_t off) {

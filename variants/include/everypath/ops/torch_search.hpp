@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "reduce.hpp"
 #include "torch_nn.hpp"
 
 namespace ep {
@@ -69,8 +70,12 @@ Array<int64_t, M> argext(const Array<T, N>& x) {
     if (xc.size() == 0)
       raise("IndexError", std::string(name) + ": Expected reduction dim to be specified for input.numel() == 0.");
     index_t best = 0;
-    for (index_t i = 1; i < xc.size(); ++i)
-      if (better<Max>(xc.data[i], xc.data[best])) best = i;
+    if constexpr (red::argreduce_lanes_v<T>) {
+      best = red::arg_row<Max>(xc.data, xc.size(), 1);  // torch's rule is NumPy's: first extreme, first NaN
+    } else {
+      for (index_t i = 1; i < xc.size(); ++i)
+        if (better<Max>(xc.data[i], xc.data[best])) best = i;
+    }
     return ep::full<int64_t, M>(with_dim<M, 0>({}, -1, 1, true), static_cast<int64_t>(best));
   } else {
     index_t outer, len, inner;
@@ -83,8 +88,12 @@ Array<int64_t, M> argext(const Array<T, N>& x) {
       for (index_t i = 0; i < inner; ++i) {
         const T* p = xc.data + o * len * inner + i;
         index_t best = 0;
-        for (index_t j = 1; j < len; ++j)
-          if (better<Max>(p[j * inner], p[best * inner])) best = j;
+        if constexpr (red::argreduce_lanes_v<T>) {
+          best = red::arg_row<Max>(p, len, inner);
+        } else {
+          for (index_t j = 1; j < len; ++j)
+            if (better<Max>(p[j * inner], p[best * inner])) best = j;
+        }
         out.data[o * inner + i] = static_cast<int64_t>(best);
       }
     return out;
