@@ -8,7 +8,7 @@ import numpy as np
 
 from everypath.base.const_tables import ConstTable
 from everypath.base.types import (
-    ArrayT, DictT, DType, DTypeT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type,
+    ArrayT, DictT, DType, DTypeT, EllipsisT, FuncT, IterT, ListT, NoneT, RangeT, ScalarT, SliceT, StrT, TupleT, Type,
 )
 
 
@@ -39,6 +39,8 @@ def ctype(t: Type) -> str:
         return f"ep::Dict<{ctype(t.key)}, {ctype(t.value)}>"  # variants/include/everypath/dict.hpp
     if isinstance(t, (NoneT, DTypeT)):
         return "ep::None"
+    if isinstance(t, EllipsisT):
+        return "ep::Ellipsis"
     from everypath.base.types import UnionT
 
     if isinstance(t, UnionT):  # variants/include/everypath/union.hpp
@@ -125,6 +127,8 @@ def literal(value: Any, t: Type) -> str:
     """A C++ expression for a compile-time constant of type t."""
     if isinstance(t, NoneT):
         return "ep::None{}"
+    if isinstance(t, EllipsisT):  # an index item (variants/include/everypath/index.hpp)
+        return "ep::Ellipsis{}"
     if isinstance(t, DTypeT):
         return "ep::None{}"
     if isinstance(t, StrT):

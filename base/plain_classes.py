@@ -14,13 +14,14 @@ import inspect
 import os
 import sys
 import sysconfig
-import textwrap
 import types
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from everypath.base.errors import CompileError, SourceLocation
+from everypath.base.class_source import Source, loc, self_name, source
+from everypath.base.errors import CompileError
+from everypath.base.init_reads import check_reads
 
 ALLOWED_DUNDERS = ("__init__", "__repr__", "__eq__")
 _CLASS_DICT_ENTRIES = frozenset({  # what `class C:` itself puts in vars(C)
@@ -100,8 +101,6 @@ def plain_refusal(cls: type) -> str | None:
         if attr.startswith("__") and attr.endswith("__") and (callable(value) or isinstance(value, _DESCRIPTORS)):
             return f"class '{name}' defines {attr}: dunder methods other than {', '.join(ALLOWED_DUNDERS)} are " \
                    "not supported in compiled code"
-        if isinstance(value, classmethod):
-            return f"class '{name}': classmethod '{attr}' is not supported; use a @staticmethod or a module function"
         if isinstance(value, property) and (value.fset is not None or value.fdel is not None):
             return f"class '{name}': property '{attr}' has a setter or deleter, which is not supported"
     return None
@@ -129,29 +128,6 @@ class ClassInfo:
 
 
 # ---- the attributes __init__ sets ---------------------------------------------------------------
-@dataclass(frozen=True)
-class _Source:
-    tree: ast.FunctionDef
-    filename: str
-    first: int  # line offset of the def in its file
-
-
-def _source(fn: types.FunctionType) -> _Source:
-    lines, first = inspect.getsourcelines(fn)
-    tree = ast.parse(textwrap.dedent("".join(lines)))
-    node = tree.body[0]
-    assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return _Source(node, fn.__code__.co_filename, first - 1)  # type: ignore[arg-type]
-
-
-def _loc(src: _Source, node: ast.AST) -> SourceLocation:
-    return SourceLocation(src.filename, src.first + node.lineno, node.col_offset)  # type: ignore[attr-defined]
-
-
-def _self_name(fdef: ast.FunctionDef) -> str | None:
-    return fdef.args.args[0].arg if fdef.args.args else None
-
-
 def _stores(stmt: ast.stmt, me: str) -> list[tuple[str, ast.AST, ast.expr | None, ast.expr | None]]:
     """`self.x = v` / `self.x: T = v` / `self.x += v` in one statement: (name, node, value, annotation)."""
     out: list[tuple[str, ast.AST, ast.expr | None, ast.expr | None]] = []
@@ -206,7 +182,7 @@ def _definite(body: list[ast.stmt], me: str, seen: dict[str, tuple[ast.AST, ast.
     return done
 
 
-def _field_annotation(cls: type, init: types.FunctionType, src: _Source, name: str, value: ast.expr | None,
+def _field_annotation(cls: type, init: types.FunctionType, src: Source, name: str, value: ast.expr | None,
                       ann: ast.expr | None, hints: dict[str, Any], node: ast.AST) -> Any:
     if name in hints:  # `x: float` in the class body
         return hints[name]
@@ -218,7 +194,7 @@ def _field_annotation(cls: type, init: types.FunctionType, src: _Source, name: s
     const = _constant(value, init)
     if type(const) in _CONSTANT_TYPES[:4]:  # `self.count = 0`, `self.lo = math.inf`: the value's own type
         return type(const)
-    raise CompileError.at(_loc(src, node), f"cannot tell the type of attribute '{name}' of {cls.__qualname__} from "
+    raise CompileError.at(loc(src, node), f"cannot tell the type of attribute '{name}' of {cls.__qualname__} from "
                                            f"__init__: annotate it in the class body ({name}: float) or where it is "
                                            f"assigned (self.{name}: float = ...)", ("reading class attributes",))
 
@@ -245,15 +221,15 @@ def _check_other_methods(cls: type, fields: set[str]) -> None:
         fn = value.fget if isinstance(value, property) else value
         if attr == "__init__" or not isinstance(fn, types.FunctionType):
             continue
-        src = _source(fn)
-        me = _self_name(src.tree)
+        src = source(fn)
+        me = self_name(src.tree)
         if me is None:
             continue
         for s in ast.walk(src.tree):
             if isinstance(s, ast.stmt):
                 for name, node, _v, _a in _stores(s, me):
                     if name not in fields:
-                        raise CompileError.at(_loc(src, node), f"attribute '{name}' of {cls.__qualname__} is assigned "
+                        raise CompileError.at(loc(src, node), f"attribute '{name}' of {cls.__qualname__} is assigned "
                                                                f"in {fn.__qualname__} but not in __init__: compiled "
                                                                "classes have the attributes __init__ always sets",
                                               ("reading class attributes",))
@@ -263,17 +239,18 @@ def _plain_info(cls: type) -> ClassInfo:
     import typing
 
     init = vars(cls)["__init__"]
-    src = _source(init)
-    me = _self_name(src.tree)
+    src = source(init)
+    me = self_name(src.tree)
     seen: dict[str, tuple[ast.AST, ast.expr | None, ast.expr | None]] = {}
     done = _definite(src.tree.body, me or "", seen, frozenset()) if me else frozenset()
     for name, (node, _v, _a) in seen.items():
         if done is not None and name not in done:
-            raise CompileError.at(_loc(src, node), f"attribute '{name}' of {cls.__qualname__} is assigned on only some "
+            raise CompileError.at(loc(src, node), f"attribute '{name}' of {cls.__qualname__} is assigned on only some "
                                                    "paths through __init__: assign it on every path (compiled classes "
                                                    "lay out the attributes __init__ always sets)",
                                   ("reading class attributes",))
     fields = tuple(seen)
+    check_reads(cls, init, fields)  # CPython's AttributeError, as a located error: never a read of a zero
     _check_other_methods(cls, set(fields))
     hints = typing.get_type_hints(cls, include_extras=True)
     anns = tuple(_field_annotation(cls, init, src, f, seen[f][1], seen[f][2], hints, seen[f][0]) for f in fields)
@@ -326,10 +303,12 @@ def is_constant(value: Any) -> bool:
 
 
 def called_functions(cls: type) -> dict[str, types.FunctionType]:
-    """Every function of the class compiled code may reach by name: methods, property getters, staticmethods."""
+    """Every function of the class compiled code may reach by name: methods, property getters, staticmethods and
+    classmethods."""
     out: dict[str, types.FunctionType] = {}
     for attr, value in vars(cls).items():
-        fn = value.fget if isinstance(value, property) else value.__func__ if isinstance(value, staticmethod) else value
+        fn = value.fget if isinstance(value, property) else value.__func__ if isinstance(
+            value, (staticmethod, classmethod)) else value
         if isinstance(fn, types.FunctionType):
             out[attr] = fn
     return out

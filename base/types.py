@@ -155,6 +155,14 @@ class SliceT:
 
 
 @dataclass(frozen=True)
+class EllipsisT:
+    """`...` in an array index (lowering/indexing.py): the axes no other index item takes, kept whole."""
+
+    def __str__(self) -> str:
+        return "ellipsis"  # CPython's type name: "list indices must be integers or slices, not ellipsis"
+
+
+@dataclass(frozen=True)
 class RangeT:
     def __str__(self) -> str:
         return "range"
@@ -305,7 +313,7 @@ class UnionT:
         return " | ".join(map(str, self.members))
 
 
-Type = Union[ScalarT, ArrayT, TupleT, ListT, DictT, SetT, NoneT, StrT, SliceT, RangeT, IterT, DTypeT, FuncT, GeneratorT,
+Type = Union[ScalarT, ArrayT, TupleT, ListT, DictT, SetT, NoneT, StrT, SliceT, EllipsisT, RangeT, IterT, DTypeT, FuncT, GeneratorT,
              MaybeWeakT, EnumT, RecordT, GenT, ImageT, UnionT]
 CHANNEL_MODES = frozenset({None, "LA", "RGB", "RGBA"})  # Image.fromarray of (H, W, 2|3|4) uint8 (tests check PIL)
 

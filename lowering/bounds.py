@@ -22,12 +22,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from everypath.lowering.guard_facts import GuardFacts
-from everypath.lowering.infer import TypedFunction
 from everypath.base.types import ScalarT
 from everypath.lowering.shape_bounds import _tuple_item, dtype_min
 from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
+    from everypath.lowering.infer import TypedFunction
     from everypath.lowering.shape_bounds import ShapeBounds
 
 

@@ -17,6 +17,7 @@ from everypath.base.classes import resolve_class
 from everypath.base.cpp import literal, struct_name
 from everypath.base.plain_classes import Kind, is_constant, member
 from everypath.base.types import BOOL, RecordT, Type
+from everypath.tracer.class_methods import classmethod_ref
 from everypath.tracer.ir import FunctionRef, Node
 from everypath.variants.registry import TypingError
 
@@ -41,8 +42,9 @@ def _cls(t: RecordT) -> type:
     return cls
 
 
-def _function(typer: "ProgramTyper", fn: types.FunctionType) -> Any:
-    ref = FunctionRef(fn.__module__, fn.__qualname__)
+def _function(typer: "ProgramTyper", fn: types.FunctionType, cls: type | None = None) -> Any:
+    """The traced function of a method (of a classmethod of cls: its cls bound, tracer/class_methods.py)."""
+    ref = classmethod_ref(cls, fn) if cls is not None else FunctionRef(fn.__module__, fn.__qualname__)
     traced = typer.functions.get(ref)
     if traced is None:  # tracer/class_methods.py traces every method the program names
         raise TypingError(f"method {fn.__qualname__} was not traced (an internal error: please report it)")
@@ -84,6 +86,8 @@ def call_type(typer: "ProgramTyper", spec: "TypedFunction", n: Node, arg_types: 
         value = member(_cls(t), name)  # type: ignore[arg-type]
         if isinstance(value, staticmethod):
             return typer._call_user(spec, n, _function(typer, value.__func__), arg_types[1:], kw_types)
+        if isinstance(value, classmethod):  # b.from_xywh(...): the instance only names its class
+            return typer._call_user(spec, n, _function(typer, value.__func__, _cls(t)), arg_types[1:], kw_types)
         if isinstance(value, types.FunctionType):
             return typer._call_user(spec, n, _function(typer, value), arg_types, kw_types)
         if name in t.fields or value is not None:  # type: ignore[union-attr]
@@ -116,7 +120,7 @@ def attribute_type(typer: "ProgramTyper", spec: "TypedFunction", n: Node, t: Rec
         from everypath.lowering.infer import const_type
 
         return const_type(value)
-    if isinstance(value, (types.FunctionType, staticmethod)):
+    if isinstance(value, (types.FunctionType, staticmethod, classmethod)):
         raise TypingError(f"method '{t}.{name}' used as a value: call it (bound methods are not values in "
                           "compiled code)")
     raise TypingError(f"'{t}' object has no attribute '{name}' (compiled classes have the attributes their "
@@ -155,7 +159,7 @@ def emit_call(fe: "FunctionEmitter", n: Node) -> str | None:
     types_ = [fe.spec.type_of(a) for a in n.args]
     if target.startswith("method.") and types_ and is_class(types_[0]):
         callee = fe.spec.callees[n]
-        static = isinstance(member(_cls(types_[0]), target[len("method."):]), staticmethod)
+        static = isinstance(member(_cls(types_[0]), target[len("method."):]), (staticmethod, classmethod))
         args = list(n.args[1:]) if static else list(n.args)
         return f"{callee.symbol}({', '.join(fe.bound_args(callee, args, dict(n.kwargs)))})"
     if (target in _IDENTITY or target in _EQUALITY) and any(is_class(a) for a in types_):

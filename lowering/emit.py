@@ -30,7 +30,7 @@ from everypath.base.types import (
 )
 from everypath.tracer.ir import Block, Node, Opcode
 from everypath.base.types import UnionT
-from everypath.lowering import unions
+from everypath.lowering import unions, weak_results
 
 if TYPE_CHECKING:
     from everypath.lowering.dispatch import PathPolicy
@@ -132,10 +132,19 @@ class FunctionEmitter:
             d = self._dict_user(u, n)  # d[k] = [] / d.setdefault(k, []): the dict's value type
             if isinstance(d, DictT) and isinstance(d.value, ListT) and d.value.elem is not None:
                 return d.value
+            r = self._returned(u, n)  # `return []` beside `return rows`: the function's result type
+            if isinstance(r, ListT) and r.elem is not None:
+                return r
         t = self.ty(n)
         if isinstance(t, ListT) and t.elem is not None:
             return t
         raise EmitError("cannot infer the element type of an empty list (append to it first)")
+
+    def _returned(self, u: Node, n: Node) -> Type | None:
+        """The function's result type when user u returns node n (an empty display takes it), else None."""
+        if u.op is Opcode.RETURN and u.args and u.args[0] is n and not self.spec.fn.is_generator:
+            return self.spec.return_type
+        return None
 
     def set_type_for(self, n: Node) -> SetT:
         """A set display's C++ type: its variable's (which later adds completed), else its own."""
@@ -144,6 +153,9 @@ class FunctionEmitter:
                 t = self.spec.var_types.get(u.target)
                 if isinstance(t, SetT) and t.elem is not None:
                     return t
+            r = self._returned(u, n)
+            if isinstance(r, SetT) and r.elem is not None:
+                return r
         t = self.ty(n)
         if isinstance(t, SetT) and t.elem is not None:
             return t
@@ -174,6 +186,9 @@ class FunctionEmitter:
             d = self._dict_user(u, n)  # out["eval"] = {} ...: the outer dict's value type
             if isinstance(d, DictT) and isinstance(d.value, DictT) and d.value.key is not None and d.value.value is not None:
                 return d.value
+            r = self._returned(u, n)  # `return {}` beside `return counts`
+            if isinstance(r, DictT) and r.key is not None and r.value is not None:
+                return r
         t = self.ty(n)
         if isinstance(t, DictT) and t.key is not None and t.value is not None:
             return t
@@ -289,7 +304,8 @@ class FunctionEmitter:
             vart = self.spec.var_types.get(n.target)
             if isinstance(vart, MaybeWeakT):
                 self.mark(n)
-                self.exprs[n] = self._materialize(n, self._load_maybe_weak(n.target, vart))
+                self.exprs[n] = self._materialize(n, weak_results.load(self, name, vart, t) if isinstance(t, UnionT)
+                                                  else self._load_maybe_weak(n.target, vart))
             elif isinstance(vart, UnionT) and t != vart:  # narrowed, or an Optional read as its value
                 self.mark(n)
                 self.exprs[n] = self._materialize(n, unions.load(self, n, vart, name))
@@ -475,6 +491,9 @@ class FunctionEmitter:
 
     def _store_maybe_weak(self, name: str, expr: str, vt: Type, t: "MaybeWeakT") -> None:
         """A Python scalar goes to the weak half, a NumPy scalar to the strong one; the flag says which is live."""
+        if isinstance(vt, UnionT):  # a helper's (Python float | np.float32) result: the member held picks
+            weak_results.store(self, ident(name), expr, vt, t)
+            return
         weak = isinstance(vt, ScalarT) and vt.weak
         slot = f"{ident(name)}__w" if weak else ident(name)
         self.line(f"{slot} = {cast(expr, vt, t.weak if weak else t.strong)}; "
@@ -569,6 +588,10 @@ class FunctionEmitter:
         self.line(f"for (int64_t {k} = {start}, {end} = {stop}; {k} {'<' if step > 0 else '>'} {end}; {k} += {step}) {{")
         self.depth += 1
         self.bind(n.target, (k, INT))
+        from everypath.lowering.unit_stride import assumptions
+
+        for fact in assumptions(self, n, k):  # a fast copy's in-range indices, for g++ (lowering/unit_stride.py)
+            self.line(fact)
         self.depth -= 1
         self.nested(n.blocks[0])
         self.line("}")
@@ -623,7 +646,8 @@ class FunctionEmitter:
         if isinstance(t, IterT) and it.op is Opcode.CALL:
             if t.kind == "enumerate":
                 length, inner = self.iter_source(it.args[0])
-                start = self.value(it.args[1]) if len(it.args) > 1 else "int64_t(0)"
+                first = it.args[1] if len(it.args) > 1 else it.kwargs.get("start")  # enumerate(x, start=2) too
+                start = self.value(first) if first is not None else "int64_t(0)"
                 return length, lambda k: ("struct", [(f"({start} + {k})", INT), inner(k)])
             if t.kind == "zip":
                 parts = [self.iter_source(a) for a in it.args]

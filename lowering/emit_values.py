@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from everypath.lowering import classes, key_calls, pil_images, pyint_checks, records
-from everypath.lowering import type_tests, union_dispatch, unions
+from everypath.lowering import int_pow, type_tests, union_dispatch, unions
 from everypath.tracer.classinfo import is_isinstance
 from everypath.base.cpp import EmitError, cast, ctype, literal
 from everypath.lowering.indexing import IndexKind, plan_array_index
@@ -221,9 +221,16 @@ def elementwise_paths(fe: "FunctionEmitter", n: Node, t: ArrayT, fn: str, leaves
     from everypath.lowering.simd_body import NotVectorisable, simd_body
     from everypath.variants.ops.elementwise import ELEMENTWISE_VARIANTS
 
+    variants = fe.policy.variants(ELEMENTWISE_VARIANTS)
+    if sum(v.path in ("loops", "threads") for v in variants) > 1:
+        # one closure for both: the threads path's serial fallback and row walks are then the same
+        # ep::map_c / ep::map_rows instances as the loops path's, compiled once (issue 13: build time)
+        name = fe.fresh("ep_f")
+        fe.line(f"auto {name} = {fn};")
+        fn = name
     loops = f"ep::map<{t.dtype.cpp}, {t.ndim}>({fn}, {', '.join(leaves)})"
     options = []
-    for v in fe.policy.variants(ELEMENTWISE_VARIANTS):
+    for v in variants:
         if v.path == "loops":
             options.append((v, loops))
         elif v.path == "threads":
@@ -287,7 +294,8 @@ def _element_accessor_kind(fe: "FunctionEmitter", idx: Node, base_node: Node | N
         nodes = []  # constant indices: checked (a shape is known only at run time)
     else:
         nodes = [idx]
-    if not all(fe.bounds.non_negative(n) for n in nodes):
+    # (n, k, base) in fe.proven: a versioned loop's fast copy tested 0 <= n < shape[k] before it (unit_stride.py)
+    if not all(fe.bounds.non_negative(n) or (n, k, base) in fe.proven for k, n in enumerate(nodes)):
         below = sum(1 << k for k, n in enumerate(nodes)
                     if base_node is not None and fe.bounds.below(n, base_node, k))
         return f"ep::get_below<{below}u>" if below else "ep::get"
@@ -394,6 +402,9 @@ def setitem(fe: "FunctionEmitter", n: Node) -> None:
 def call(fe: "FunctionEmitter", n: Node) -> str:
     target = n.target
     mine = union_dispatch.emit_call(fe, n, call)  # operands that may hold several kinds: lowering/union_dispatch.py
+    if mine is not None:
+        return mine
+    mine = int_pow.emit_call(fe, n)  # b ** e that may be a float, pow(a, b, m): lowering/int_pow.py
     if mine is not None:
         return mine
     mine = classes.emit_call(fe, n)  # plain classes: __init__, methods, comparisons (lowering/classes.py)

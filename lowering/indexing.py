@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from everypath.base.types import ArrayT, ListT, NoneT, ScalarT, SliceT, StrT, TupleT, Type
+from everypath.base.types import ArrayT, EllipsisT, ListT, NoneT, ScalarT, SliceT, StrT, TupleT, Type
 from everypath.tracer.ir import Node, Opcode
 from everypath.variants.registry import TypingError
 
@@ -16,6 +16,7 @@ class IndexKind(enum.Enum):
     INT = "int"
     SLICE = "slice"
     NEWAXIS = "newaxis"
+    ELLIPSIS = "ellipsis"  # `...`: the axes the other items leave, whole (a view, never an element)
     MASK = "mask"  # boolean array
     FANCY = "fancy"  # integer array
 
@@ -40,6 +41,8 @@ def classify(idx: Type) -> list[IndexItem]:
             out.append(IndexItem(IndexKind.SLICE))
         elif isinstance(t, NoneT):
             out.append(IndexItem(IndexKind.NEWAXIS))
+        elif isinstance(t, EllipsisT):
+            out.append(IndexItem(IndexKind.ELLIPSIS))
         elif isinstance(t, ArrayT) and t.dtype.is_bool:
             out.append(IndexItem(IndexKind.MASK, t.ndim))
         elif isinstance(t, ArrayT) and t.dtype.is_integer:
@@ -65,12 +68,18 @@ def plan_array_index(base: ArrayT, idx: Type) -> IndexPlan:
     n_slice = sum(i.kind is IndexKind.SLICE for i in items)
     n_new = sum(i.kind is IndexKind.NEWAXIS for i in items)
     adv = [k for k, i in enumerate(items) if i.kind in (IndexKind.MASK, IndexKind.FANCY)]
+    n_ellipsis = sum(i.kind is IndexKind.ELLIPSIS for i in items)
+    if n_ellipsis > 1:
+        raise TypingError("an index can only have a single ellipsis ('...')")  # NumPy's IndexError
+    if n_ellipsis and adv:
+        raise TypingError("an ellipsis ('...') combined with an index array or mask is not supported yet; "
+                          "write the slices (`:`) it stands for")
     if not adv:
         if n_int + n_slice > base.ndim:
             raise TypingError(f"too many indices for array: array is {base.ndim}-dimensional, "
                               f"but {n_int + n_slice} were indexed")
         rank = base.ndim - n_int + n_new
-        if rank == 0 and n_new == 0 and n_int == base.ndim:
+        if rank == 0 and n_new == 0 and n_int == base.ndim and not n_ellipsis:  # a[..., 0] of 1-d: a 0-d array
             return IndexPlan("element", tuple(items), ScalarT(base.dtype))
         return IndexPlan("view", tuple(items), ArrayT(base.dtype, rank))
     n_fancy = sum(i.kind is IndexKind.FANCY for i in items)

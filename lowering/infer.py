@@ -31,7 +31,9 @@ from everypath.tracer.classinfo import is_isinstance
 from everypath.tracer.ir import Function, FunctionRef, Node, Opcode
 from everypath.lowering import generators
 from everypath.lowering import half_ops
+from everypath.lowering import int_pow
 from everypath.lowering import classes, key_calls, pil_images, records
+from everypath.lowering import weak_results
 from everypath.lowering.weak_locals import check_union_reads
 from everypath.variants.ops import dicts, lists, sets
 from everypath.variants.ops.strings import OVERLOADED as STR_OVERLOADED
@@ -55,6 +57,8 @@ class TypedFunction:
     parent: "TypedFunction | None" = None
     demoted: set[str] = field(default_factory=set)  # locals read where Python vs NumPy scalar would differ
     dispatch: dict[Node, Any] = field(default_factory=dict)  # call on union operands -> union_dispatch.Plan
+    mixed_pows: set[Node] = field(default_factory=set)  # int ** int typed float | int: lowering/int_pow.py
+    weak_reads: set[Node] = field(default_factory=set)  # MaybeWeakT loads read as the pair: weak_results.py
 
     def type_of(self, node: Node) -> Type:
         t = self.types.get(node)
@@ -80,7 +84,8 @@ class ProgramTyper:
             self.changed = False
             for spec in list(self.order):
                 self.infer_function(spec)
-            if not self.changed:
+            # a power whose exponent may be negative is a float | int: its users are typed again
+            if not self.changed and not int_pow.widen(self.order):
                 break
         self.final = True
         for spec in list(self.order):
@@ -114,9 +119,9 @@ class ProgramTyper:
     def infer_function(self, spec: TypedFunction) -> None:
         fn = spec.fn
         for _ in range(30):
-            before = (dict(spec.var_types), spec.return_type)
+            before = (dict(spec.var_types), spec.return_type, len(spec.weak_reads))
             self._block(spec, fn.body.nodes)
-            if (dict(spec.var_types), spec.return_type) == before:
+            if (dict(spec.var_types), spec.return_type, len(spec.weak_reads)) == before:
                 break
             self.changed = True
 
@@ -125,6 +130,7 @@ class ProgramTyper:
         if t is None:
             return
         cur = spec.var_types.get(name)
+        t = weak_results.as_local(t)  # a helper's (Python float | np.float32) result: a MaybeWeakT local
         if isinstance(t, IterT):
             self.error(node, f"storing {t.kind}(...) in a variable is not supported; iterate over it directly", spec)
         if isinstance(t, GenT):  # one owner of the coroutine frame: the loop that runs it (lowering/generators.py)
@@ -186,8 +192,8 @@ class ProgramTyper:
                     if owner is not None:
                         self.demote(owner, n.target)
                     t = t.demoted()
-            if isinstance(t, MaybeWeakT):
-                return t.strong_t  # the reads the typer keeps convert a Python value as NumPy would
+            if isinstance(t, MaybeWeakT):  # the NumPy scalar, or where the two differ the pair (weak_results.py)
+                return weak_results.load_type(spec, n, t)
             if isinstance(t, UnionT):  # the members its tests leave, or the one an Optional is used as
                 return unions.load_type(spec, n, t)
             if t is None and self.final and n.target in spec.fn.locals and n.target not in spec.fn.freevars:
@@ -217,7 +223,7 @@ class ProgramTyper:
             if isinstance(base, RecordT):  # a NamedTuple's item: lowering/records.py
                 return records.index_type(base, n.args[1])
             if isinstance(base, DictT):  # d[k]: variants/ops/dicts.py
-                dicts.check_key(idx)
+                dicts.check_lookup(base.key, idx)
                 if base.value is None:
                     return None if not self.final else _raise("cannot infer the value type of an empty dict")
                 return base.value
@@ -228,6 +234,7 @@ class ProgramTyper:
                 return None
             if isinstance(base, DictT):  # d[k] = v: the key and value types it gives the dict
                 self._refine(spec, n.args[0], dicts.stored(base, idx, val), n)
+                self._refine_holders(spec, n.args[0], dicts.stored(base, idx, val), n)
                 return None
             from everypath.lowering.indexing import check_setitem
 
@@ -306,6 +313,9 @@ class ProgramTyper:
             return union_dispatch.type_call(spec, n, lambda: self._call(spec, n))
         spec.dispatch.pop(n, None)
         unions.check_operands(target, arg_types, n)  # type: ignore[arg-type]
+        mine = int_pow.type_call(spec, n, arg_types)  # type: ignore[arg-type]  # b ** e, pow(a, b, m): lowering/int_pow.py
+        if mine is not int_pow.NOT_MINE:
+            return mine  # type: ignore[return-value]
         if isinstance(target, FunctionRef):
             return self._call_user(spec, n, self.functions[target], arg_types, kw_types)  # type: ignore[arg-type]
         if key_calls.keyed(n):  # sorted/max/min/list.sort with key=: lowering/key_calls.py
@@ -389,12 +399,14 @@ class ProgramTyper:
         if target == "ep.delitem":
             if not isinstance(arg_types[0], DictT):
                 raise TypingError(f"'del x[i]' is only supported on dict items, not on {arg_types[0]}")
-            dicts.check_key(arg_types[1])  # type: ignore[arg-type]
+            dicts.check_lookup(arg_types[0].key, arg_types[1])  # type: ignore[arg-type]
             return NONE
         if target in ("method.setdefault", "method.update") and isinstance(arg_types[0], DictT):
             d0 = arg_types[0]
             if target == "method.setdefault" and len(arg_types) == 3:
-                self._refine(spec, n.args[0], dicts.stored(d0, arg_types[1], arg_types[2]), n)  # type: ignore[arg-type]
+                inner = dicts.stored(d0, arg_types[1], arg_types[2])  # type: ignore[arg-type]
+                self._refine(spec, n.args[0], inner, n)
+                self._refine_holders(spec, n.args[0], inner, n)  # d.setdefault(a, {}).setdefault(b, [])
             elif target == "method.update" and len(arg_types) == 2 and isinstance(arg_types[1], DictT):
                 o = arg_types[1]
                 if o.key is not None and o.value is not None:
@@ -410,10 +422,8 @@ class ProgramTyper:
             lst = n.args[0]
             if lst.op is Opcode.LOAD:
                 self._store(spec, lst.target, ListT(arg_types[1]), n)
-            owner = _dict_holding(lst)  # d.setdefault(k, []).append(x), d[k].append(x): d's values learn it
-            dt = ty(owner) if owner is not None else None
-            if isinstance(dt, DictT) and dt.key is not None and owner is not None:
-                self._refine(spec, owner, DictT(dt.key, dicts.merge(dt.value, ListT(arg_types[1]), "the list appended to")), n)
+            # d.setdefault(k, []).append(x), d[k].append(x): d's values learn it (and the dicts holding d)
+            self._refine_holders(spec, lst, ListT(arg_types[1]), n, "the list appended to")
             return NONE
         arg_types = [records.as_int(t) for t in arg_types]  # an IntEnum member computes as its int value
         key, site = resolve_site(n, arg_types, kw_types)  # type: ignore[arg-type]
@@ -425,6 +435,19 @@ class ProgramTyper:
         """A store into a dict held by a local: the local's type learns the key and value types."""
         if base.op is Opcode.LOAD:
             self._store(spec, base.target, t, n)
+
+    def _refine_holders(self, spec: TypedFunction, item: Node, t: Type, n: Node,
+                        what: str = "the dict stored into") -> None:
+        """d.setdefault(k, {})[x] = v, d[a][b] = v: the dicts holding the value `item` (now of type t) learn
+        its type, outwards (an empty dict's key and value types come from such later stores)."""
+        owner = _dict_holding(item)
+        while owner is not None:
+            dt = spec.types.get(owner)
+            if not (isinstance(dt, DictT) and dt.key is not None):
+                return
+            t = DictT(dt.key, dicts.merge(dt.value, t, what))
+            self._refine(spec, owner, t, n)
+            owner = _dict_holding(owner)
 
     def _call_closure(self, spec: TypedFunction, n: Node, f: FuncT, arg_types: list[Type]) -> Type | None:
         """A call at n of the one closure f stands for (a key= function), recorded as n's callee."""
@@ -537,7 +560,7 @@ def const_type(value: Any) -> Type:
     import numpy as np
 
     from everypath.base.annotations import describe_value_type
-    from everypath.base.types import DType, DTypeT, FuncT, StrT
+    from everypath.base.types import DType, DTypeT, EllipsisT, FuncT, StrT
 
     if isinstance(value, str) and not isinstance(value, enum.Enum):  # a StrEnum member is an enum (EnumT)
         return StrT()
@@ -547,6 +570,8 @@ def const_type(value: Any) -> Type:
         return FuncT(str(value))
     if isinstance(value, ConstTable):  # a module-global dict/set/list of constants (base/const_tables.py)
         return value.type()
+    if value is Ellipsis:  # only an index item (tracer/frontend.py index_item)
+        return EllipsisT()
     t = describe_value_type(value)
     if t is None:
         raise TypingError(f"constant {value!r} is not supported")

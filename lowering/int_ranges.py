@@ -24,14 +24,16 @@ Anything else is unbounded and keeps its check. Facts are flow-insensitive, like
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
 from everypath.base.types import ScalarT
 from everypath.lowering.bounds import LowerBounds
-from everypath.lowering.infer import TypedFunction
 from everypath.tracer.ir import Node, Opcode
+
+if TYPE_CHECKING:
+    from everypath.lowering.infer import TypedFunction
 
 Interval = tuple[int, int]
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1

@@ -1,5 +1,6 @@
 """Calls that take a key function: ``sorted(xs, key=f)``, ``xs.sort(key=f)``, ``max(xs, key=f)`` and
-``min(xs, key=f)`` (also with ``reverse=`` / ``default=``).
+``min(xs, key=f)`` (also with ``reverse=`` / ``default=``), and ``max(a, b, ..., key=f)`` / ``min(...)`` over
+positional values of one type.
 
 The key is a compiled closure: the frontend (tracer/key_functions.py) turns any ``key=`` that is not a lambda
 (``len``, a helper, ``d.get``) into one, so here it is always a closure, typed once for the item type and called
@@ -71,6 +72,17 @@ def _source_ok(t: Type) -> bool:
     return isinstance(t, _SOURCES)
 
 
+def _positional_item(form: Form, arg_types: list[Type], kw_types: dict[str, Type]) -> Type:
+    """The one type of the values max(a, b, ..., key=f) / min(...) choose among."""
+    if "default" in kw_types:  # CPython's TypeError, found when compiling
+        raise TypingError(f"Cannot specify a default for {form.name}() with multiple positional arguments")
+    kinds = list(dict.fromkeys(arg_types))
+    if len(kinds) > 1:
+        raise TypingError(f"{form.name}() with key= over values of different types ({', '.join(map(str, kinds))}) "
+                          "is not supported: the result holds one type")
+    return kinds[0]
+
+
 def type_call(n: Node, arg_types: list[Type], kw_types: dict[str, Type],
               call_key: Callable[[FuncT, Type], Type | None]) -> Type | None:
     """The result type; call_key types the key closure for one item (None while it is not known yet)."""
@@ -83,14 +95,18 @@ def type_call(n: Node, arg_types: list[Type], kw_types: dict[str, Type],
             raise TypingError(f"method .sort(key=...) of {arg_types[0]} is not supported (a list's)")
         if len(arg_types) != 1:
             raise TypingError(f"list.sort() takes no positional arguments ({len(arg_types) - 1} given)")
-    elif len(arg_types) != 1:
-        raise TypingError(f"{form.name}() with key= takes one iterable here ({len(arg_types)} arguments given): "
-                          "pass a list of the items")
-    source = arg_types[0]
-    if not _source_ok(source):
-        raise TypingError(f"{form.name}(key=...) of {source} is not supported (a list, a 1-d array, a range, a "
-                          "dict or a dict view)")
-    item = element_type(source)
+    elif len(arg_types) != 1 and form.kind is Kind.SORTED:
+        raise TypingError(f"sorted expected 1 argument, got {len(arg_types)}")
+    elif not arg_types:
+        raise TypingError(f"{form.name} expected at least 1 argument, got 0")
+    if len(arg_types) > 1:  # max(a, b, key=f): the items are the arguments
+        item = _positional_item(form, arg_types, kw_types)
+    else:
+        source = arg_types[0]
+        if not _source_ok(source):
+            raise TypingError(f"{form.name}(key=...) of {source} is not supported (a list, a 1-d array, a range, a "
+                              "dict or a dict view)")
+        item = element_type(source)
     key = kw_types["key"]
     if not isinstance(key, FuncT) or len(key.members) != 1:
         raise TypingError(f"{form.name}(): key= must be one function (got {key})")
@@ -116,6 +132,11 @@ def emit_call(fe: Any, n: Node) -> str | None:
     form = FORMS[n.target]  # type: ignore[index]
     fe.used_headers.add(HEADER)
     callee = fe.spec.callees[n]
+    if len(n.args) > 1:  # max(a, b, key=f): each argument once, in order, as CPython's loop takes them
+        item = ctype(fe.ty(n))
+        key = f"[&](const {item}& ep_item) {{ return {callee.symbol}(ep_item); }}"
+        values = ", ".join(f"static_cast<{item}>({fe.value(a)})" for a in n.args)
+        return f"ep::extreme_of<{'true' if form.kind is Kind.MAX else 'false'}, {item}>({key}, {values})"
     src_node = n.args[0]
     source = fe.value(src_node)
     if isinstance(fe.ty(src_node), DictT):

@@ -69,6 +69,9 @@ def _return_compatible(want: Any, got: Any) -> bool:
         return isinstance(got, ImageT) and (not isinstance(want, ImageT) or got.mode in (want.mode, None))
     from everypath.base.types import UnionT
 
+    if isinstance(want, UnionT):  # `Box | None`, Optional[int]: each kind the function returns is one annotated
+        return all(any(_return_compatible(w, g) for w in want.members)
+                   for g in (got.members if isinstance(got, UnionT) else (got,)))
     if isinstance(got, UnionT):  # the annotation is one of the kinds it may be (CPython checks nothing at run time)
         return any(_return_compatible(want, m) for m in got.members)
     if isinstance(want, OpenArrayT):
@@ -102,7 +105,10 @@ def _crossable(t: Any) -> str | None:
     if isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, (ScalarT, StrT)):
         from everypath.base.types import UnionT
 
-        if isinstance(t.elem, (EnumT, RecordT, TupleT, UnionT)):  # one EP_KIND_SEQ slot of items (records.py)
+        from everypath.base.types import DictT, SetT
+
+        # one EP_KIND_SEQ slot of items (records.py): list[dict[str, str]] from a CSV reader, list[list[int]]
+        if isinstance(t.elem, (EnumT, RecordT, TupleT, UnionT, DictT, SetT, ListT)):
             return _crossable(t.elem)
         return f"returning a list of {t.elem} is not supported yet: return tuple(...) of it instead"
     if isinstance(t, RecordT):

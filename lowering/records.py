@@ -14,7 +14,7 @@ from everypath.base.annotations import Annotation, record_type
 from everypath.base.classes import RecordInfo, record_info, resolve_class
 from everypath.base.cpp import c_string, literal, struct_name
 from everypath.base.types import (
-    BOOL, FLOAT, INT, NONE, DictT, EnumT, ListT, RecordT, ScalarT, SetT, StrT, TupleT, Type,
+    BOOL, FLOAT, INT, NONE, DictT, EnumT, ListT, RecordT, ScalarT, SetT, StrT, TupleT, Type, UnionT,
 )
 from everypath.tracer.ir import Node, Opcode
 from everypath.variants.registry import TypingError
@@ -256,12 +256,25 @@ def _has(t: Any) -> bool:
         return _has(t.elem)
     if isinstance(t, DictT):
         return _has(t.key) or _has(t.value)
+    if isinstance(t, UnionT):  # `Box | None`: a record result needs ep::identity
+        return any(_has(m) for m in t.members)
+    return False
+
+
+def _seq_result(t: Any) -> bool:
+    """Whether a result holds, at any depth, a list of composite items (put_seq): (rows, boxes) of lists too."""
+    if isinstance(t, ListT):
+        return t.elem is not None and (not isinstance(t.elem, (ScalarT, StrT)) or _seq_result(t.elem))
+    if isinstance(t, (TupleT, UnionT)):
+        return any(_seq_result(i) for i in (t.items if isinstance(t, TupleT) else t.members))
+    if isinstance(t, DictT):
+        return _seq_result(t.value)
     return False
 
 
 def needs_header(specs: list[Any], results: list[Any]) -> bool:
     """records.hpp only where enums, records or lists of composite items are used: other units are unchanged."""
-    seq = any(isinstance(r, ListT) and r.elem is not None and not isinstance(r.elem, (ScalarT, StrT)) for r in results)
+    seq = any(_seq_result(r) for r in results)
     return seq or any(_has(t) for s in specs for t in (*s.arg_types, s.return_type, *s.var_types.values(),
                                                         *s.types.values()))
 

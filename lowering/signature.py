@@ -42,7 +42,8 @@ def type_descriptor(t: Type) -> dict[str, Any]:
         return {"kind": "enum", "module": t.module, "qualname": t.qualname}
     if isinstance(t, RecordT):
         return {"kind": "record", "module": t.module, "qualname": t.qualname, "fields": list(t.fields),
-                "items": [type_descriptor(i) for i in t.items], **_BUILD.get(t.kind, {})}
+                "items": [type_descriptor(i) for i in t.items], **_BUILD.get(t.kind, {}),
+                **({} if t.frozen else {"shared": True})}  # a result's identity slot first (lowering/unit.py)
     if isinstance(t, ImageT):  # its array; lowering/pil_boundary.py converts (mode "": Image.fromarray infers it)
         return {**type_descriptor(t.array), "image": t.mode or ""}
     if isinstance(t, UnionT):  # a tag slot, then each member's slots (lowering/runtime/results.cpp)

@@ -19,6 +19,7 @@ from everypath.base.cpp import c_string, ctype
 from everypath.base.errors import TypingError
 from everypath.base.types import BOOL, NoneT, StrT, Type, UnionT
 from everypath.lowering import unions
+from everypath.lowering.emit_values import pyint_operand_checks
 from everypath.tracer.ir import Node
 
 if TYPE_CHECKING:
@@ -76,7 +77,8 @@ def type_call(spec: "TypedFunction", n: Node, retype: Callable[[], Type | None])
             spec.op_keys.pop(n, None)
         else:
             spec.op_keys[n] = saved_key
-    results = [b.result for b in branches if b.result is not None]
+    # a branch may itself give a union (`x ** e` of an int member: lowering/int_pow.py): its members join
+    results = [m for b in branches if b.result is not None for m in U.members(b.result)]
     if not results:
         why = next((b.raises for b in branches if b.raises), "")
         raise TypingError(why or "this operation fails for every value its operands may hold")
@@ -136,6 +138,8 @@ def emit_call(fe: "FunctionEmitter", n: Node, call: Callable[["FunctionEmitter",
             if b.op_key is not None:
                 fe.spec.op_keys[n] = b.op_key
             expr = call(fe, n)
+            # a Python int member meeting a narrower integer loop: NumPy 2's range check, in its branch
+            checks = "".join(f"(void)ep::checked_int<{d.cpp}>({fe.value(a)}); " for a, d in pyint_operand_checks(fe, n))
         finally:
             fe.spec.types.update(saved[0])
             for a, e in saved[1].items():
@@ -147,7 +151,7 @@ def emit_call(fe: "FunctionEmitter", n: Node, call: Callable[["FunctionEmitter",
             if saved[3] is not None:
                 fe.spec.op_keys[n] = saved[3]
             fe.spec.dispatch[n] = saved[4]
-        return f"return {unions.convert(fe, expr, b.result, rt)};"
+        return f"{checks}return {unions.convert(fe, expr, b.result, rt)};"
 
     def switch(level: int, tags: tuple[int, ...]) -> str:
         if level == len(plan.operands):

@@ -94,6 +94,8 @@ def check_operands(target: Any, arg_types: list[Type | None], n: Node) -> None:
     """A union value computed by an expression (a call's result) used directly where one kind is needed."""
     if isinstance(target, FunctionRef) or target in _WHOLE or target == "method.append" or is_isinstance(target):
         return
+    if target in ("ep.list", "ep.dict"):  # items kept as they are: a list or dict of the union
+        return
     for t in arg_types:
         if isinstance(t, UnionT):
             raise TypingError(f"this value may be {t} here, which {_op_name(target)} does not take; test which "
@@ -105,14 +107,21 @@ def _op_name(target: Any) -> str:
 
 
 def join_values(cur: Type | None, t: Type | None, what: str) -> Type:
-    """The union a local or a return becomes when its values share no one C++ slot (else a located error)."""
-    u = U.union_join(cur, t)
+    """The union a local or a return becomes when its values share no one C++ slot (else a located error).
+    Scalars of different kinds share one slot (an int and a float stored are a float), except where a value
+    stored already tells them apart (`x *= b ** e`, a helper's `int | float`): merging would lose which."""
+    u = U.union_join(cur, t, keep_kinds=_kinds_apart(cur) or _kinds_apart(t))
     if u is not None:
         return u
     if U.too_many(cur, t):
         raise TypingError(f"{what} would hold more than {U.MAX_MEMBERS} kinds of values ({cur} and {t})")
     raise TypingError(f"{what} holds {cur} elsewhere but {t} here; a union may hold scalars, str, None, tuples "
                       "and records, not arrays, lists, dicts or sets")
+
+
+def _kinds_apart(t: Type | None) -> bool:
+    scalars = [m for m in U.members(t) if isinstance(m, ScalarT)] if t is not None else []
+    return len({(m.dtype.kind, m.weak) for m in scalars}) > 1
 
 
 def join_result(cur: Type | None, t: Type | None) -> Type:

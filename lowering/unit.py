@@ -108,6 +108,9 @@ def _put_results(expr: str, t: Type, slot: list[int], out: list[str], depth: int
         out.append(f"ep::put_scalar(results[{slot[0]}], {records.put_enum(expr, t)}, {DType.INT64.abi});")
         slot[0] += 1
     elif isinstance(t, RecordT):  # field by field; the runtime calls the class with them
+        if not t.frozen:  # a shared struct's address first: the runtime makes one Python object of one struct
+            out.append(f"ep::put_scalar(results[{slot[0]}], ep::identity({expr}), {DType.INT64.abi});")
+            slot[0] += 1
         for name, item in zip(t.fields, t.items):
             _put_results(records.field(expr, t, name), item, slot, out, depth)
     elif isinstance(t, ListT) and t.elem is not None and not isinstance(t.elem, (ScalarT, StrT)):

@@ -122,7 +122,9 @@ def bounds_versions(fe: "FunctionEmitter", loop: Node) -> tuple[list[str], froze
     if loop.target in stored:
         return [], frozenset()
     stop = fe.value(rng.args[0] if len(rng.args) == 1 else rng.args[1])
-    conds: dict[str, None] = {}
+    start = fe.value(rng.args[0]) if len(rng.args) > 1 else "int64_t(0)"
+    lows: list[int] = []  # offsets c whose j + c >= 0 is tested: start + min(c) >= 0 covers them all
+    highs: dict[tuple[str, int], int] = {}  # (array, axis) -> the largest c whose j + c < shape is tested
     proven: set[tuple[Node, int, str]] = set()
     for a in accesses:
         base, idx = a.args[0], a.args[1]
@@ -137,11 +139,43 @@ def bounds_versions(fe: "FunctionEmitter", loop: Node) -> tuple[list[str], froze
         nodes = list(idx.args) if idx.op is Opcode.CALL and idx.target == "ep.tuple" else [idx]
         for k, n in enumerate(nodes):
             c = _loop_offset(n, loop.target)
-            if c is None or not fe.bounds.non_negative(n) or fe.bounds.in_range(n, base, k):
+            if c is None:
                 continue
-            conds[f"{stop} + {c} <= {name}.shape[{k}]" if c else f"{stop} <= {name}.shape[{k}]"] = None
+            # the counter runs from start to stop - 1 (a positive step): start + c >= 0 and stop + c <= shape
+            # put every j + c in range; a bound known at compile time needs no test (`lo` a parameter does)
+            low, high = fe.bounds.non_negative(n), fe.bounds.in_range(n, base, k)
+            if low and high:
+                continue
+            if not low:
+                lows.append(c)
+            if not high:
+                highs[(name, k)] = max(c, highs.get((name, k), c))
             proven.add((n, k, name))
-    return list(conds), frozenset(proven)
+    conds = [_plus(start, min(lows)) + " >= 0"] if lows else []
+    conds += [f"{_plus(stop, c)} <= {name}.shape[{k}]" for (name, k), c in highs.items()]
+    return conds, frozenset(proven)
+
+
+def _plus(v: str, c: int) -> str:
+    return f"{v} + {c}" if c > 0 else f"{v} - {-c}" if c < 0 else v
+
+
+def assumptions(fe: "FunctionEmitter", loop: Node, counter: str) -> list[str]:
+    """In the fast copy, what its test proved of each `j + c` index, said to g++ for every iteration: a helper
+    inlined into the loop (`swap(a, i, j)`) then loses its own check of the same index."""
+    if not isinstance(loop.target, str):
+        return []
+    facts: set[tuple[str, int, int]] = set()
+    for n, k, name in fe.proven:
+        c = _loop_offset(n, loop.target)
+        if c is not None and _inside(n, loop):
+            facts.add((name, k, c))
+    return [f"if (!(uint64_t({_plus(counter, c)}) < uint64_t({name}.shape[{k}]))) __builtin_unreachable();"
+            for name, k, c in sorted(facts)]  # sorted: the same C++ text in every process (the cache key)
+
+
+def _inside(n: Node, loop: Node) -> bool:
+    return any(m is n for m in loop.blocks[0].walk())
 
 
 def _pattern(p: object) -> list[str]:

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from everypath.base.types import ArrayT, MaybeWeakT, ScalarT
+from everypath.base.types import ArrayT, MaybeWeakT, ScalarT, UnionT
+from everypath.lowering import weak_results
 from everypath.tracer.ir import Node, Opcode
 
 if TYPE_CHECKING:
@@ -14,30 +15,37 @@ if TYPE_CHECKING:
 
 
 def check_union_reads(typer: "ProgramTyper", spec: "TypedFunction", n: Node) -> None:
-    """Demote every MaybeWeakT local that `n` reads in a way where holding the Python scalar or the NumPy
-    scalar would give different results. A read is kept (converted as NumPy converts a Python scalar) by a
-    NumPy binary op whose loop is the same either way (`total += f32`, `total * f32_array`, `total < f32`),
-    by a store into an array of that dtype, and by a return when every Python value stored is a constant
-    the NumPy dtype holds exactly (0, 0.0, 1): the value is equal, only the zero-iteration type differs.
-    Float and complex locals whose Python values are all such constants keep every read."""
+    """Settle every MaybeWeakT local that `n` reads in a way where holding the Python scalar or the NumPy
+    scalar would give different results. A read is kept as the NumPy scalar (a Python value converted as NumPy
+    converts it) by a NumPy binary op whose loop is the same either way (`total += f32`, `total * f32_array`,
+    `total < f32`) and by a store into an array of that dtype. Float and complex locals whose Python values
+    are all constants the dtype holds exactly (0.0, 1.0) keep every read inside a loop (the values agree; the
+    hot loop stays free of switches). Reads that leave whole (returns) are typed as the pair already
+    (lowering/weak_results.py); the other reads are the pair too where their users dispatch over it (`s / n`,
+    `math.sqrt(s)`), else the local is demoted to one promoted NumPy slot."""
     for a in n.operands():
         if a.op is not Opcode.LOAD:
             continue
         t = spec.var_types.get(a.target)
-        if isinstance(t, MaybeWeakT) and not _absorbs(spec, n, a, t):
+        if not isinstance(t, MaybeWeakT) or isinstance(spec.types.get(a), UnionT) or _absorbs(spec, n, a, t):
+            continue
+        exact = (t.strong.is_float or t.strong.is_complex) and _weak_stores_exact(spec, a.target, t)
+        if weak_results.dispatchable_read(a) and not (exact and weak_results.in_loop(a)):
+            spec.weak_reads.add(a)  # a switch over the flag at the operation, from the next round on
+            typer.changed = True
+        elif not exact:
             typer.demote(spec, a.target)
 
 
 def _absorbs(spec: "TypedFunction", n: Node, a: Node, t: MaybeWeakT) -> bool:
-    if (t.strong.is_float or t.strong.is_complex) and _weak_stores_exact(spec, a.target, t):
+    if (t.strong.is_float or t.strong.is_complex) and weak_results.in_loop(a) and \
+            _weak_stores_exact(spec, a.target, t):
         # every Python value it can hold is a constant the dtype holds exactly (0.0): any float
-        # operation on the NumPy scalar gives CPython's value; only a zero-iteration type differs
+        # operation on the NumPy scalar gives CPython's value; only the type differs, and only until the
+        # loop's first NumPy operand (a read after the loop dispatches on the flag: check_union_reads)
         return True
     if sum(1 for x in n.operands() if x is a) != 1:
         return False
-    if n.op is Opcode.RETURN or (n.op is Opcode.CALL and n.target == "ep.tuple" and n.users
-                                 and all(u.op is Opcode.RETURN for u in n.users)):  # return total, count
-        return _weak_stores_exact(spec, a.target, t)
     if n.op is Opcode.SETITEM:
         base = spec.types.get(n.args[0])
         return a is n.args[2] and isinstance(base, ArrayT) and base.dtype is t.strong and not base.torch

@@ -10,16 +10,43 @@ from __future__ import annotations
 
 import types
 import typing
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from everypath.base.classes import is_class_record, resolve_class
 from everypath.base.plain_classes import called_functions, class_info, class_refusal, is_plain_class
 from everypath.tracer.ir import Function, FunctionRef, Opcode
-from everypath.tracer.statics import user_function_ref
+from everypath.tracer.statics import Static, user_function_ref
 
 NEW_PREFIX = "ep.record:"  # a record construction (tracer/frontend.py, lowering/records.py NEW)
 OBJECT_IDENTITY = {"operator.is_": "ep.is_object", "operator.is_not": "ep.is_not_object"}  # `a is b`, no constant
 _COMPARISONS = {"operator.eq": "__eq__", "operator.ne": "__eq__"}  # `a == b` on instances calls __eq__
+
+
+@dataclass(frozen=True)
+class BoundClassmethod:
+    """`Box.from_xywh` (`cls.from_xywh` inside one, `b.from_xywh` on an instance): a classmethod with its class.
+    It is traced as a function whose `cls` names the class itself, not a run-time parameter (subclasses are
+    refused, so cls is always that class): `cls(...)` constructs a Box, `cls.UNIT` reads its constant."""
+
+    cls: type
+    fn: types.FunctionType
+
+    @property
+    def __name__(self) -> str:  # Static.describe: "BoundClassmethod Box.from_xywh cannot be used as a value"
+        return f"{self.cls.__qualname__}.{self.fn.__name__}"
+
+
+def classmethod_ref(cls: type, fn: types.FunctionType) -> FunctionRef:
+    """The traced function of a classmethod: its first parameter bound to the class (tracer/frontend.py build_def)."""
+    return user_function_ref(fn, ((fn.__code__.co_varnames[0], cls),))
+
+
+def classmethod_call(builder: Any, bound: BoundClassmethod, args: list[Any], kwargs: dict[str, Any], e: Any) -> Any:
+    ref = classmethod_ref(bound.cls, bound.fn)
+    ref = builder.on_function(ref, bound.fn) or ref
+    builder.note_call_site(ref, e)
+    return builder.emit(Opcode.CALL, ref, tuple(args), builder.loc(e), kwargs)
 
 
 def _classes_in(obj: Any, out: dict[type, None]) -> None:
@@ -60,6 +87,8 @@ def _uses(fn: Function, classes: dict[type, None], built: set[type], names: set[
                 names.add(_COMPARISONS[n.target])
         elif n.op is Opcode.GETATTR and isinstance(n.target, str):
             names.add(n.target)
+        elif n.op is Opcode.CLOSURE and isinstance(n.target, Function):  # `key=lambda b: b.width()`
+            _uses(n.target, classes, built, names)
 
 
 def add_methods(functions: dict[FunctionRef, Function],
@@ -76,7 +105,7 @@ def add_methods(functions: dict[FunctionRef, Function],
             continue
         for attr, f in called_functions(cls).items():
             if attr in names or (attr == "__init__" and cls in built):
-                ref = user_function_ref(f)
+                ref = classmethod_ref(cls, f) if isinstance(vars(cls)[attr], classmethod) else user_function_ref(f)
                 if ref not in functions:
                     on_function(ref, f)
                     added = True
@@ -89,6 +118,10 @@ def class_attribute(builder: Any, cls: type, e: Any) -> Any:
     from everypath.base.plain_classes import is_constant
 
     value = vars(cls)[e.attr]
+    if isinstance(value, classmethod) and isinstance(value.__func__, types.FunctionType):
+        if not value.__func__.__code__.co_argcount:
+            raise builder.error(e, f"classmethod '{cls.__qualname__}.{e.attr}' takes no parameter for its class")
+        return Static(BoundClassmethod(cls, value.__func__), None)
     if isinstance(value, staticmethod):
         value = value.__func__
     if isinstance(value, types.FunctionType):

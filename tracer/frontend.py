@@ -33,10 +33,11 @@ from everypath.tracer.statics import (
 )
 from everypath.tracer.opnames import _PY_CMP, BINOPS, CMPOPS, UNARYOPS
 from everypath.tracer.classinfo import isinstance_call
-from everypath.tracer.class_methods import OBJECT_IDENTITY, class_attribute
+from everypath.tracer.class_methods import OBJECT_IDENTITY, BoundClassmethod, class_attribute, classmethod_call
 from everypath.tracer.exceptions import ExceptionLowering
 from everypath.tracer.generators import GeneratorLowering, target_names
 from everypath.tracer.match import MatchLowering, capture_names
+from everypath.tracer.pair_dicts import dict_of_pairs
 from everypath.tracer.key_functions import as_lambda
 from everypath.tracer.statements import StatementLowering
 from everypath.tracer.whitelist import check_syntax, is_generator_def
@@ -212,21 +213,28 @@ class FunctionBuilder(GeneratorLowering, ExceptionLowering, MatchLowering, State
         local_names, _ = _assigned_names(body)
         self.generator = isinstance(fdef, ast.FunctionDef) and is_generator_def(fdef)
         args = fdef.args.args
+        bound = dict(consts)
+        # a class bound to a parameter (a classmethod's cls: tracer/class_methods.py) names the class: no run-time
+        # parameter at all
+        classes = {n for n, v in bound.items() if isinstance(v, type) and n not in local_names}
+        self.static_locals.update({n: static_for(bound[n]) for n in classes})
         for a in args:
-            self.locals[a.arg] = self.loc(a)
+            if a.arg not in classes:
+                self.locals[a.arg] = self.loc(a)
         for n in local_names:
             self.locals.setdefault(n, SourceLocation(self.smap.filename, 0, 0))
-        bound = dict(consts)
-        self.const_params = {n: v for n, v in bound.items() if n not in local_names}
+        self.const_params = {n: v for n, v in bound.items() if n not in local_names and n not in classes}
         params: list[Param] = []
         first_default = len(args) - len(defaults)
         for i, a in enumerate(args):
+            if a.arg in classes:
+                continue
             default = defaults[i - first_default] if i >= first_default else Param.NO_DEFAULT
             params.append(Param(a.arg, resolve_annotation(a.annotation, a.arg), default, self.loc(a)))
             node = self.emit(Opcode.PARAM, a.arg, (), self.loc(a))
             self.emit(Opcode.STORE, a.arg, (node,), self.loc(a))
         self.statements(body)
-        params += self._hidden_params(len(args))
+        params += self._hidden_params(len(params))
         if not self.block.terminates():
             loc = self.loc(body[-1]) if body else self.loc(fdef)
             self.emit(Opcode.RETURN, None, (self.const(None, loc),), loc)
@@ -381,7 +389,8 @@ class FunctionBuilder(GeneratorLowering, ExceptionLowering, MatchLowering, State
 
     def expr_Constant(self, e: ast.Constant) -> Node:
         if e.value is Ellipsis or isinstance(e.value, bytes):
-            raise self.error(e, f"constant {e.value!r} is not supported")
+            where = " outside an index (a[..., 0])" if e.value is Ellipsis else ""
+            raise self.error(e, f"constant {e.value!r} is not supported{where}")
         return self.const(e.value, self.loc(e))
 
     def expr_Name(self, e: ast.Name) -> Node | Static:
@@ -432,9 +441,15 @@ class FunctionBuilder(GeneratorLowering, ExceptionLowering, MatchLowering, State
 
     def index(self, s: ast.expr) -> Node:
         if isinstance(s, ast.Tuple):
-            items = tuple(self.value(x) for x in s.elts)
+            items = tuple(self.index_item(x) for x in s.elts)
             return self.emit(Opcode.CALL, "ep.tuple", items, self.loc(s))
-        return self.value(s)
+        return self.index_item(s)
+
+    def index_item(self, x: ast.expr) -> Node:
+        """One item of a subscript: `...` is a constant only here (lowering/indexing.py expands it)."""
+        if isinstance(x, ast.Constant) and x.value is Ellipsis:
+            return self.const(Ellipsis, self.loc(x))
+        return self.value(x)
 
     def fold(self, fn: Callable[..., Any], args: list[Node], loc: SourceLocation) -> Node | None:
         if all(a.op is Opcode.CONST for a in args):
@@ -578,6 +593,9 @@ class FunctionBuilder(GeneratorLowering, ExceptionLowering, MatchLowering, State
         consumed = self.consume_iterable(callee, e)  # any/all/max/min/list of a generator: tracer/generators.py
         if consumed is not None:
             return consumed
+        pairs = dict_of_pairs(self, callee, e)  # dict(zip(k, v)), dict(enumerate(x)): tracer/pair_dicts.py
+        if pairs is not None:
+            return pairs
         np_call = isinstance(callee, Static) and (callee.key or "").startswith("numpy.")
         args_n = [self.numpy_arg(a) if np_call else self.value(a) for a in e.args]
         kwargs = self.keywords(e)
@@ -586,6 +604,8 @@ class FunctionBuilder(GeneratorLowering, ExceptionLowering, MatchLowering, State
         obj, key = callee.obj, callee.key
         if key is not None and key.startswith("builtins.") and key.split(".")[1] in EXCEPTION_NAMES:
             raise self.error(e, f"exception {key.split('.')[1]} can only be created in a raise statement")
+        if isinstance(obj, BoundClassmethod):  # Box.from_xywh(...), cls.make(...): tracer/class_methods.py
+            return classmethod_call(self, obj, args_n, kwargs, e)
         if isinstance(obj, types.FunctionType) and key is None:
             consts = const_bindings(obj, [a.target if a.op is Opcode.CONST else NOT_CONSTANT for a in args_n],
                                     {k: v.target if v.op is Opcode.CONST else NOT_CONSTANT for k, v in kwargs.items()})

@@ -314,6 +314,15 @@ py::object Function::convert_dict(const Type& t, ep_value& v, CallState& st) con
 }
 
 py::object Function::build_record(const Type& t, CallState& st, int64_t& slot, ep_value* vals) const {
+  if (t.build == RecordBuild::Call) {  // cls(*fields): a dataclass, a NamedTuple
+    py::tuple items(t.items.size());
+    for (size_t i = 0; i < t.items.size(); ++i) {
+      PyTuple_SET_ITEM(items.ptr(), i, convert_result(t.items[i], st, slot, vals).release().ptr());
+    }
+    PyObject* r = PyObject_Call(t.cls.ptr(), items.ptr(), nullptr);
+    if (r == nullptr) throw py::error_already_set();
+    return py::reinterpret_steal<py::object>(r);
+  }
   if (t.build == RecordBuild::Keywords) {  // pydantic: the model validates what compiled code built
     py::dict fields;
     for (size_t i = 0; i < t.items.size(); ++i) {
@@ -407,14 +416,19 @@ py::object Function::convert_result(const Type& t, CallState& st, int64_t& slot,
       return py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(t.members.ptr(), i));
     }
     case Kind::Record: {  // built by the class itself, so its __eq__, __repr__, hash are the user's
-      if (t.build != RecordBuild::Call) return build_record(t, st, slot, vals);
-      py::tuple items(t.items.size());
-      for (size_t i = 0; i < t.items.size(); ++i) {
-        PyTuple_SET_ITEM(items.ptr(), i, convert_result(t.items[i], st, slot, vals).release().ptr());
+      if (!t.identity) return build_record(t, st, slot, vals);
+      // a shared struct: one Python object however many times the result holds it (`return b, b`)
+      ep_value& id = base[slot++];
+      if (id.kind != EP_KIND_SCALAR || id.dtype != EP_INT64) bad_result(name_, t, id);
+      const int64_t address = load<int64_t>(id.scalar.bytes);
+      auto seen = st.shared.find(address);
+      if (seen != st.shared.end()) {
+        for (const Type& item : t.items) convert_result(item, st, slot, vals);  // its slots, owners released
+        return seen->second;
       }
-      PyObject* r = PyObject_Call(t.cls.ptr(), items.ptr(), nullptr);
-      if (r == nullptr) throw py::error_already_set();
-      return py::reinterpret_steal<py::object>(r);
+      py::object obj = build_record(t, st, slot, vals);
+      st.shared.emplace(address, obj);
+      return obj;
     }
     case Kind::Gen: return convert_generator(t, base[slot++], st);  // generators.cpp
     case Kind::Union: {  // the tag, then every member's slots: the held member's value, with its exact type

@@ -36,6 +36,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -132,6 +133,7 @@ struct Type {
   py::object members;              // enums: tuple(cls), in definition order; the kernel passes an index into it
   std::vector<std::string> fields;  // records: field names, one per item
   RecordBuild build = RecordBuild::Call;  // records: how a result is built (lowering/signature.py _BUILD)
+  bool identity = false;           // mutable record results: their struct's address first, one slot (records.hpp)
   py::object allowed;              // Literal[...] parameters: the values a call may pass (a tuple), else empty
   bool seq = false;                // lists of other than scalars/str: one EP_KIND_SEQ slot of items (results)
 };
@@ -270,6 +272,7 @@ class Function {
     CallBuffer<ep_value, 4> results;
     std::vector<py::object> copies;  // keeps contiguous copies alive during the call
     std::vector<std::vector<ep_value>> seqs;  // dict arguments' entries (EP_KIND_SEQ)
+    std::unordered_map<int64_t, py::object> shared;  // results: struct address -> its one Python object
   };
 
   // Where an argument error happened: the parameter and tuple item indices.
@@ -301,7 +304,7 @@ class Function {
   // vals: the ep_values to read (a dict entry's); by default the call's results
   py::object convert_result(const Type& t, CallState& st, int64_t& slot, ep_value* vals = nullptr) const;
   py::object convert_dict(const Type& t, ep_value& v, CallState& st) const;
-  // a plain class's instance (object.__new__, attributes set) or a pydantic model (cls(**fields))
+  // a record: cls(*fields), a plain class's instance (object.__new__, attributes set), a pydantic model (cls(**fields))
   py::object build_record(const Type& t, CallState& st, int64_t& slot, ep_value* vals) const;
   py::object convert_array_result(ep_value& v, CallState& st) const;
   py::object borrowed_array(const ep_value& v, CallState& st) const;

@@ -177,9 +177,10 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
     t.kind = Kind::List;
     Type elem = parse_type(require_key(d, "elem", where), where.key("elem"), is_result, depth + 1);
     t.seq = elem.kind == Kind::Record || elem.kind == Kind::Tuple || elem.kind == Kind::Enum ||
-            elem.kind == Kind::Union;  // EP_KIND_SEQ
+            elem.kind == Kind::Union || elem.kind == Kind::Dict || elem.kind == Kind::Set ||
+            elem.kind == Kind::List;  // EP_KIND_SEQ: each item's slots (records.hpp put_seq)
     if (!t.seq && elem.kind != Kind::Scalar && elem.kind != Kind::Str) {
-      bad_field(where.key("elem"), "list elements must be scalars, str, tuples, enums or records");
+      bad_field(where.key("elem"), "list elements must be scalars, str, tuples, enums, records, lists, dicts or sets");
     }
     t.text = "list[" + elem.text + "]";
     t.items.push_back(std::move(elem));
@@ -231,6 +232,10 @@ Type parse_type(py::handle obj, const FieldPath& where, bool is_result, int dept
       if (build == "new") t.build = RecordBuild::New;
       else if (build == "keywords") t.build = RecordBuild::Keywords;
       else bad_field(where.key("build"), "expected 'new' or 'keywords'");
+    }
+    if (is_result && d.contains("shared") && py::cast<bool>(d["shared"])) {  // its identity slot first
+      t.identity = true;
+      t.nslots += 1;
     }
     t.text = require_str(d, "qualname", where);
   } else if (kind == "generator") {  // a lazy iterator (generators.cpp): the whole result, one slot

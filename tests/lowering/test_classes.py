@@ -333,11 +333,11 @@ def test_other_dunders_are_refused_by_name() -> None:
                       "supported")
 
 
-def test_classmethods_are_refused() -> None:
-    def f() -> int:
-        return WithClassmethod().x
+def test_classmethods_construct_through_cls() -> None:
+    def f() -> tuple[int, int]:
+        return WithClassmethod.make().x, WithClassmethod().make().x
 
-    _refused(f, (), r"classmethod 'make' is not supported; use a @staticmethod")
+    assert compiled(f)() == f() == (1, 1)
 
 
 def test_attribute_on_some_paths_is_refused_at_its_assignment() -> None:

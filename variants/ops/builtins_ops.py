@@ -70,8 +70,12 @@ def _iterable_elem(t: Type) -> Type:
 
 
 def enumerate_infer(site: Site) -> Type:
+    site.check_kwargs(("start",))
     _iterable_elem(site.args[0])
-    if len(site.args) > 1 and not _is_int(site.args[1]):
+    starts = [*site.args[1:], *site.kwargs.values()]
+    if len(starts) > 1:
+        raise TypingError("enumerate() takes at most 2 arguments")
+    if starts and not _is_int(starts[0]):
         raise TypingError("enumerate() start must be an integer")
     return IterT("enumerate", (site.args[0],))
 

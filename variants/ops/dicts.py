@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 
-from everypath.base.types import BOOL, INT, NONE, ArrayT, DictT, IterT, ListT, ScalarT, StrT, TupleT, Type
+from everypath.base.types import BOOL, INT, NONE, ArrayT, DictT, EnumT, IterT, ListT, ScalarT, StrT, TupleT, Type
 from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = "everypath/dict.hpp"
@@ -30,10 +30,11 @@ def is_dictlike(t: object) -> bool:
 
 
 def check_key(t: Type) -> None:
-    """A type CPython can hash and everypath can compare: numbers but complex, str, tuples of those."""
+    """A type CPython can hash and everypath can compare: numbers but complex, str, enum members (by member:
+    in C++ the member's index, or an IntEnum's int), tuples of those."""
     if isinstance(t, ScalarT) and not t.dtype.is_complex:
         return
-    if isinstance(t, StrT):
+    if isinstance(t, (StrT, EnumT)):
         return
     if isinstance(t, TupleT):
         for i in t.items:
@@ -42,6 +43,20 @@ def check_key(t: Type) -> None:
     kind = {ArrayT: "numpy.ndarray", ListT: "list", DictT: "dict"}.get(type(t), str(t))
     raise TypingError(f"unhashable type: '{kind}'" if kind in ("numpy.ndarray", "list", "dict")
                       else f"{t} cannot be a dict key")
+
+
+def check_lookup(have: Type | None, key: Type) -> None:
+    """A key looked up among keys of type `have` (a dict's `in`, d[k], get, pop, del; a set's `in`, discard,
+    remove): any number finds an equal number, but an enum member (other than an IntEnum's, which equals its
+    int) equals only itself, and in C++ it is its index: a lookup mixing a member with another type would find
+    the wrong entry, so it is refused (CPython finds nothing)."""
+    check_key(key)
+    if have is None or have == key:
+        return
+    if any(isinstance(t, EnumT) and not (t.by_value and isinstance(o, ScalarT))
+           for t, o in ((have, key), (key, have))):
+        raise TypingError(f"looking up a key of type {key} among keys of type {have}: CPython finds nothing (an enum "
+                          f"member equals only itself), which compiled code does not reproduce; look up a {have}")
 
 
 def fits(have: Type | None, new: Type | None) -> bool:
@@ -105,7 +120,7 @@ def get_infer(site: Site) -> Type:
     _nargs(site, meth, 1, 2)
     d = site.args[0]
     assert isinstance(d, DictT)
-    check_key(site.args[1])
+    check_lookup(d.key, site.args[1])
     if len(site.args) == 2:
         if meth == "get":
             raise TypingError("d.get(key) without a default may return None: give the default, d.get(key, default)")
@@ -188,7 +203,7 @@ def contains_infer(site: Site) -> Type:
     container, item = site.args
     if not isinstance(container, DictT):
         raise TypingError(f"'in' of a {container} is not supported; test membership in the dict itself")
-    check_key(item)
+    check_lookup(container.key, item)
     return BOOL
 
 
@@ -219,6 +234,20 @@ def _has_array(t: Type | None, lists: bool = False) -> bool:
     return False
 
 
+def refuse_enum_order(elem: Type) -> None:
+    """sorted() of plain enum members: C++ would order them by definition; CPython has no order for them."""
+    if _plain_enum(elem):
+        raise TypingError(f"sorted() of {elem} items: CPython raises TypeError ('<' not supported between "
+                          f"members), so compiled code refuses it; sort by a key such as the member's value")
+
+
+def _plain_enum(t: Type | None) -> bool:
+    """Whether t is or holds (in a tuple) an enum member that has no order (an IntEnum's is its int's)."""
+    if isinstance(t, EnumT):
+        return not t.by_value
+    return isinstance(t, TupleT) and any(_plain_enum(i) for i in t.items)
+
+
 def eq_lower(ls: LowerSite) -> str:
     same = "==" if ls.key.endswith(".eq") else "!="
     if not all(isinstance(t, DictT) for t in ls.arg_types):
@@ -233,6 +262,7 @@ def sorted_infer(site: Site) -> Type:
     elem = _view_elem(site.args[0])
     if _has_array(elem) or isinstance(elem, (ListT, DictT)) or (isinstance(elem, ScalarT) and elem.dtype.is_complex):
         raise TypingError(f"sorted() of {elem} items is not supported")
+    refuse_enum_order(elem)
     return ListT(elem)
 
 
@@ -271,4 +301,5 @@ def declare(reg: Registry) -> None:
     add("dict:builtins.list", list_infer, lambda ls: f"ep::dict_list({_source(ls)})")
 
 
-__all__ = ["OVERLOADED", "METHODS", "HEADER", "declare", "is_dictlike", "stored", "check_key", "fits"]
+__all__ = ["OVERLOADED", "METHODS", "HEADER", "declare", "is_dictlike", "stored", "check_key", "check_lookup",
+           "refuse_enum_order", "fits"]

@@ -1,6 +1,6 @@
 """Editing arrays: np.append, np.insert (one integer index), np.delete (an
 integer, a slice, an index array or a boolean mask), np.trim_zeros, and the
-element methods ndarray.fill and ndarray.item.
+element methods ndarray.fill, ndarray.item and ndarray.tolist.
 
 np.append / insert / delete make new arrays; trim_zeros is a view of its
 input, as in NumPy. Values stored into an array are converted with NumPy's
@@ -243,6 +243,24 @@ def _item_lower(ls: LowerSite) -> str:
     return f"ep::item_at<{R}>({x}, {', '.join(items)})"
 
 
+def _tolist_infer(site: Site) -> Type:
+    """a.tolist(): nested lists of Python scalars (int for every integer dtype, float, bool, complex)."""
+    if len(site.node.args) != 1 or site.node.kwargs:
+        raise TypingError("tolist() takes no arguments")
+    a = site.type(0)
+    assert isinstance(a, ArrayT)
+    t: Type = ScalarT(_PY_DTYPE[a.dtype.kind], weak=True)
+    for _ in range(a.ndim):
+        t = ListT(t)
+    return t
+
+
+def _tolist_lower(ls: LowerSite) -> str:
+    a = ls.type(0)
+    assert isinstance(a, ArrayT)
+    return f"ep::tolist_of<{_PY_DTYPE[a.dtype.kind].cpp}>({ls.args[0]})"
+
+
 def declare(reg: Registry) -> None:
     reg.add(Operator("numpy.append", Family.SHAPE, np.append, _append_infer, _append_lower, EDIT))
     reg.add(Operator("numpy.insert", Family.SHAPE, np.insert, _insert_infer, _insert_lower, EDIT))
@@ -250,6 +268,7 @@ def declare(reg: Registry) -> None:
     reg.add(Operator("numpy.trim_zeros", Family.SHAPE, np.trim_zeros, _trim_infer, _trim_lower, EDIT))
     reg.add(Operator("ndarray.fill", Family.SHAPE, np.ndarray.fill, _fill_infer, _fill_lower, EDIT))
     reg.add(Operator("ndarray.item", Family.SHAPE, np.ndarray.item, _item_infer, _item_lower, EDIT))
+    reg.add(Operator("ndarray.tolist", Family.SHAPE, np.ndarray.tolist, _tolist_infer, _tolist_lower, EDIT))
 
 
 __all__ = ["declare"]

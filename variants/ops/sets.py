@@ -10,7 +10,7 @@ from __future__ import annotations
 import builtins
 
 from everypath.base.types import BOOL, INT, NONE, ListT, SetT, Type
-from everypath.variants.ops.dicts import check_key
+from everypath.variants.ops.dicts import check_key, check_lookup, refuse_enum_order
 from everypath.variants.registry import Family, LowerSite, Operator, Registry, Site, TypingError, Variant
 
 HEADER = "everypath/set.hpp"
@@ -38,7 +38,7 @@ def _method_infer(site: Site) -> Type:
         raise TypingError(f"set.{meth}() takes {'no' if meth == 'copy' else 'exactly one'} argument")
     if meth == "copy":
         return site.args[0]
-    check_key(site.args[1])
+    check_lookup(site.args[0].elem, site.args[1])  # type: ignore[attr-defined]
     if meth == "add":
         added(site.args[0], site.args[1])  # type: ignore[arg-type]
     return NONE
@@ -70,7 +70,7 @@ def _contains_infer(site: Site) -> Type:
     container, item = site.args
     if not isinstance(container, SetT):
         raise TypingError(f"'in' of a {container} is not supported")
-    check_key(item)
+    check_lookup(container.elem, item)
     return BOOL
 
 
@@ -85,6 +85,7 @@ def _items_infer(site: Site) -> Type:
         raise TypingError(f"sorted expected 1 argument, got {len(site.args)}")
     if s.elem is None:
         raise TypingError("cannot infer the item type of an empty set")
+    refuse_enum_order(s.elem)
     return ListT(s.elem)
 
 

@@ -276,8 +276,8 @@ def declare(reg: Registry) -> None:
     add("str:operator.not_", *_unary(BOOL, lambda a: None, lambda ls: f"(!ep::str_truthy({ls.args[0]}))"))
     add("str:builtins.bool", *_unary(BOOL, lambda a: None, lambda ls: f"ep::str_truthy({ls.args[0]})"))
     add("str:builtins.len", *_unary(INT, lambda a: None, lambda ls: f"ep::str_len({ls.args[0]})"))
-    add("str:builtins.int", *_unary(INT, _one_str("int"), lambda ls: f"ep::str_to_int({ls.args[0]})"))
-    add("str:builtins.float", *_unary(FLOAT, _one_str("float"), lambda ls: f"ep::str_to_float({ls.args[0]})"))
+    add("str:builtins.int", *_unary(INT, _one_str("int"), _unicode_call("to_int")))
+    add("str:builtins.float", *_unary(FLOAT, _one_str("float"), _unicode_call("to_float")))
 
     s_, i_ = (_str_or_none, "str or None"), (_int_or_none, "an integer or None")
     want_str = (lambda t: isinstance(t, StrT), "str")

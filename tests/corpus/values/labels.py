@@ -4,13 +4,14 @@ import numpy as np
 ENTRIES = ("build_label_map", "invert_labels", "group_by_value", "top_k_labels", "argmax_labels", "class_counts",
            "named_counts", "encode_tokens", "build_vocab", "dedupe_words", "confusion_pairs", "precision_recall",
            "softmax_by_label", "labels_above", "merge_counts", "label_of", "one_hot_from_names", "histogram_labels",
-           "vote", "rename_keys")
+           "vote", "rename_keys", "label_lookup", "to_json_rows")
 # compiler gaps these functions found (the located error they fail with today; the test expects exactly that)
 KNOWN: dict[str, str] = {}
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]
 F2 = np.ndarray[tuple[int, int], np.dtype[np.float64]]
 I1 = np.ndarray[tuple[int], np.dtype[np.int64]]
+I2 = np.ndarray[tuple[int, int], np.dtype[np.int64]]
 F32_2 = np.ndarray[tuple[int, int], np.dtype[np.float32]]
 
 NAMES = {0: "cat", 1: "dog", 2: "bird", 3: "fish", 4: "horse"}
@@ -342,3 +343,36 @@ def cases_rename_keys() -> list[tuple]:
 
 def bench_rename_keys() -> tuple:
     return ({f"metric {i}": i * 0.5 for i in range(50000)}, "eval/")
+
+
+def label_lookup(names: str, scores: F1, ids: I1) -> tuple[dict[str, float], dict[int, str], dict[str, int], dict[int, int]]:
+    """The lookups a classifier's post-processing builds from its label file: name -> score, id -> name (from 1),
+    name -> rank in sorted order, and class id -> count of that id from a list of (id, count) pairs."""
+    labels = [n.strip() for n in names.split(",")]
+    by_name = dict(zip(labels, [float(s) for s in scores]))
+    by_id = dict(enumerate(labels, 1))
+    rank = dict((name, i) for i, name in enumerate(sorted(labels)))
+    counts = dict([(int(i), int(n)) for i, n in zip(ids, np.bincount(ids)[ids])])
+    return by_name, by_id, rank, counts
+
+
+def cases_label_lookup() -> list[tuple]:
+    return [("cat, dog,bird", np.array([0.5, 0.25, 0.125]), np.array([2, 0, 2])),
+            ("", np.zeros(0), np.zeros(0, np.int64)),  # "".split(",") is [""]: one empty label
+            ("a,b,a", np.array([1.0, -2.0, 3.0]), np.array([1])),  # a repeated name keeps its first place, last score
+            ("x,y", np.array([7.0]), np.array([0, 0, 5, 5, 5])),  # zip stops at the shorter input
+            ("é,ü", np.array([np.inf, np.nan]), np.array([3]))]
+
+
+def to_json_rows(probs: F2, labels: str, boxes: I2) -> tuple[list[dict[str, float]], list[list[int]]]:
+    """Model outputs made JSON-ready: one {label: probability} dict per row, and the boxes as plain lists."""
+    names = labels.split(",")
+    rows = [dict(zip(names, row.tolist())) for row in probs]
+    return rows, boxes.tolist()
+
+
+def cases_to_json_rows() -> list[tuple]:
+    return [(np.array([[0.1, 0.9], [0.5, 0.5]]), "cat,dog", np.array([[1, 2, 3, 4]])),
+            (np.zeros((0, 2)), "a,b", np.zeros((0, 4), np.int64)),
+            (np.ones((1, 3)) / 3, "x", np.arange(8).reshape(2, 4)[:, ::-1]),  # fewer names: zip stops; a reversed view
+            (np.array([[np.nan, -0.0]]).T, "p,q", np.zeros((2, 0), np.int64))]  # a transposed column; empty rows

@@ -2,12 +2,10 @@
 
 ENTRIES = ("parse_kv_lines", "parse_config", "parse_bool", "parse_int_list", "is_identifier", "is_number",
            "is_email", "split_csv_line", "parse_csv", "parse_duration", "parse_size", "parse_version",
-           "compare_versions", "parse_query", "parse_ini", "to_int", "to_float", "float_text_roundtrip",
+           "compare_versions", "parse_query", "parse_ini", "index_log", "to_int", "to_float", "order_totals", "float_text_roundtrip",
            "int_to_base", "parse_hex_color", "parse_range_list", "strip_comments")
 # compiler gaps these functions found (the located error they fail with today; the test expects exactly that)
-KNOWN = {"parse_csv": "dict(zip[list[str], list[str]]) is not supported",
-         "parse_ini": "returning an empty dict whose key and value types are unknown",
-         "to_int": "int() of text beyond Latin-1"}
+KNOWN: dict[str, str] = {}
 
 
 def parse_kv_lines(text: str) -> dict[str, str]:
@@ -308,12 +306,33 @@ def cases_parse_ini() -> list[tuple]:
             ("[a]\nbad line",), ("[a]\nx=1\n[a]\ny=2",)]
 
 
+def index_log(log: str) -> dict[str, dict[str, list[int]]]:
+    """'LEVEL logger: message' lines -> level -> logger -> line numbers (from 1), for a log viewer's filters."""
+    if not log.strip():
+        return {}
+    index = {}
+    for n, line in enumerate(log.split("\n"), start=1):
+        head, sep, _ = line.partition(":")
+        if not sep:
+            continue
+        level, _, logger = head.strip().partition(" ")
+        index.setdefault(level.upper(), {}).setdefault(logger.strip() or "root", []).append(n)
+    return index
+
+
+def cases_index_log() -> list[tuple]:
+    return [("INFO app.db: connected\nwarn app.db: slow\nINFO app.http: GET /\n\nINFO app.db: query",),
+            ("",), ("  \n ",), ("no colon here",), ("ERROR: no logger\nERROR  : twice",), ("é ü: ß",)]
+
+
 def to_int(s: str) -> int:
     return int(s)
 
 
 def cases_to_int() -> list[tuple]:
-    return [("42",), (" -7 ",), ("1_000",), ("",), ("4.0",), ("0x10",), ("+0",), ("٣",), ("99999999999",)]
+    return [("42",), (" -7 ",), ("1_000",), ("",), ("4.0",), ("0x10",), ("+0",), ("٣",), ("99999999999",),
+            ("١٢٣",), ("１２",), ("\u3000 -42\u2003",), ("\xa0+٧_٠\x85",), ("²",), ("\x1c5",), ("5\x7f",), ("1 2",),
+            ("x" * 250,), ("𝟗𝟖",), ("١x",)]
 
 
 def to_float(s: str) -> float:
@@ -321,7 +340,27 @@ def to_float(s: str) -> float:
 
 
 def cases_to_float() -> list[tuple]:
-    return [("3.14",), (" -1e-3 ",), ("inf",), ("-NaN",), ("1_0.5",), ("",), ("1,5",), ("infinity",), (".e1",)]
+    return [("3.14",), (" -1e-3 ",), ("inf",), ("-NaN",), ("1_0.5",), ("",), ("1,5",), ("infinity",), (".e1",),
+            ("١.٥e١",), ("\u3000-３.５ ",), ("½",), ("\x1c1.0",), ("y" * 250,)]
+
+
+def order_totals(form: str) -> tuple[int, float]:
+    """'qty x price' lines typed on any keyboard: Arabic-Indic or full-width digits, no-break spaces."""
+    items = 0
+    total = 0.0
+    for line in form.split("\n"):
+        if not line.strip():
+            continue
+        qty, _, price = line.partition("x")
+        n = int(qty)
+        items += n
+        total += n * float(price)
+    return items, total
+
+
+def cases_order_totals() -> list[tuple]:
+    return [("٣ x ٢.٥\n１２x０.５",), ("",), ("2 x 1.5\n\u00a0۴ x ۱۰\u2009",), ("two x 1",), ("3 x ½",), ("1_0 x 0.1",),
+            ("٣x",)]
 
 
 def float_text_roundtrip(x: float) -> tuple[str, float, str, bool]:

@@ -3,13 +3,14 @@ import numpy as np
 
 ENTRIES = ("report_line", "score_table", "human_bytes", "human_duration", "metrics_summary", "progress_bar",
            "ordinal", "to_roman", "from_roman", "pluralise", "detection_lines", "percent_table", "align_columns",
-           "format_counts")
+           "format_counts", "channel_report")
 # compiler gaps these functions found (the located error they fail with today; the test expects exactly that)
 KNOWN = {"score_table": "format specs computed at run time"}
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]
 F2 = np.ndarray[tuple[int, int], np.dtype[np.float64]]
 I1 = np.ndarray[tuple[int], np.dtype[np.int64]]
+U8_3 = np.ndarray[tuple[int, int, int], np.dtype[np.uint8]]
 
 
 def report_line(name: str, score: float, count: int) -> str:
@@ -225,3 +226,24 @@ def format_counts(counts: dict[str, int], top: int) -> str:
 
 def cases_format_counts() -> list[tuple]:
     return [({"a": 1, "b": 3, "c": 2}, 2), ({}, 3), ({"x": 1, "y": 1}, 5)]
+
+
+def channel_report(pixels: U8_3) -> str:
+    """Per-channel statistics of an (H, W, C) image as a viewer prints them, with a preview of even columns."""
+    names = "RGBA"[:pixels.shape[-1]]
+    lines = []
+    for k, name in enumerate(names):
+        ch = pixels[..., k].astype(np.float64)
+        preview = ch[..., ::2]
+        lines.append(f"{name}: mean={ch.mean():.3f} max={int(ch.max())} preview={int(preview.sum())}")
+    corner = pixels[0, ...]
+    lines.append(f"corner row sum={int(corner.sum())} shape={corner.shape}")
+    return "\n".join(lines)
+
+
+def cases_channel_report() -> list[tuple]:
+    rng = np.random.default_rng(3)
+    return [(rng.integers(0, 256, (4, 5, 3), dtype=np.uint8),), (np.full((1, 1, 4), 255, np.uint8),),
+            (np.arange(6, dtype=np.uint8).reshape(2, 3, 1),),
+            (rng.integers(0, 256, (6, 7, 3), dtype=np.uint8)[::2, ::-1],),  # a strided, reversed view
+            (np.zeros((0, 2, 3), np.uint8),)]  # no pixels: max() raises NumPy's ValueError

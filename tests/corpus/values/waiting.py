@@ -8,15 +8,15 @@ from PIL import Image
 
 ENTRIES = ("detections_above", "iter_tokens", "sliding_windows", "batched_ids", "first_match", "text_stats",
            "parse_detection", "config_from_text", "best_detection", "resize", "normalise_case", "split_counts",
-           "priority_of", "grey_thumbnail", "image_histogram", "invert_image")
+           "split_sizes", "priority_of", "grey_thumbnail", "image_histogram", "invert_image")
 REQUIRES = {"detections_above": "generators", "iter_tokens": "generators", "sliding_windows": "generators",
             "batched_ids": "generators", "first_match": "generators", "text_stats": "records",
             "parse_detection": "records", "config_from_text": "records", "best_detection": "records",
-            "resize": "literal", "normalise_case": "literal", "split_counts": "enum", "priority_of": "enum",
+            "resize": "literal", "normalise_case": "literal", "split_counts": "enum", "split_sizes": "enum", "priority_of": "enum",
             "grey_thumbnail": "pil", "image_histogram": "pil", "invert_image": "pil"}
 # gaps beyond the awaited feature that these functions hit first (the test expects exactly that text)
-KNOWN = {"grey_thumbnail": "constant Ellipsis is not supported",
-         "batched_ids": "array method .tolist() is not supported yet", "split_counts": "Split cannot be a dict key",
+KNOWN = {"grey_thumbnail": "PIL.Image.Image.convert() is not supported in compiled code",
+         "split_counts": "a dict keeps one value type",
          "image_histogram": "PIL.Image.Image.convert() is not supported in compiled code"}
 
 F1 = np.ndarray[tuple[int], np.dtype[np.float64]]
@@ -198,6 +198,20 @@ def split_counts(ids: np.ndarray[tuple[int], np.dtype[np.int64]], split: Split) 
 
 def cases_split_counts() -> list[tuple]:
     return [(np.arange(10), Split.TRAIN), (np.arange(3), Split.TEST)]
+
+
+def split_sizes(n: int, held_out: Split) -> tuple[dict[Split, int], bool]:
+    """Rows per split (the remainder to TRAIN), keyed by member, and whether the held-out split gets any."""
+    fractions = {Split.TRAIN: 0.8, Split.VAL: 0.1, Split.TEST: 0.1}
+    sizes = {s: int(n * f) for s, f in fractions.items()}
+    sizes[Split.TRAIN] += n - sum(sizes.values())
+    if held_out in sizes and sizes[held_out] == 0:
+        del sizes[held_out]
+    return sizes, held_out in sizes
+
+
+def cases_split_sizes() -> list[tuple]:
+    return [(10, Split.VAL), (0, Split.TEST), (7, Split.TEST), (1, Split.TRAIN), (1005, Split.VAL)]
 
 
 class Priority(enum.IntEnum):

@@ -196,9 +196,12 @@ inline List<T> list_slice(const List<T>& l, const Slice& s) {
 }
 
 // ---- basic indexing: a view --------------------------------------------------
+struct Ellipsis {};  // `...`: the axes the other items do not take, kept whole (a[..., 0], a[..., ::2])
+
 template <class I> struct index_rank_delta;  // how many result axes an index item makes
 template <> struct index_rank_delta<Slice> { static constexpr int out = 1, in = 1; };
 template <> struct index_rank_delta<None> { static constexpr int out = 1, in = 0; };
+template <> struct index_rank_delta<Ellipsis> { static constexpr int out = 0, in = 0; };  // whole axes: in == out
 template <class I> struct index_rank_delta { static constexpr int out = 0, in = 1; };  // integers
 
 template <class... I>
@@ -210,8 +213,15 @@ template <int M, class T, int N>
 struct ViewBuilder {
   const Array<T, N>& a;
   Array<T, M> out;
+  int spread = 0;  // how many axes an Ellipsis stands for: those no other item takes
   int in = 0, o = 0;
   index_t off = 0;
+  void item(Ellipsis) {
+    for (int k = 0; k < spread; ++k, ++in, ++o) {
+      out.shape[o] = a.shape[in];
+      out.strides[o] = a.strides[in];
+    }
+  }
   void item(Slice s) {
     index_t start;
     index_t len = adjust(s, a.shape[in], start);
@@ -235,7 +245,7 @@ struct ViewBuilder {
 template <class T, int N, class... I>
 auto view(const Array<T, N>& a, I... items) {
   constexpr int M = view_rank<I...>(N);
-  ViewBuilder<M, T, N> b{a, {}};
+  ViewBuilder<M, T, N> b{a, {}, N - (index_rank_delta<I>::in + ... + 0)};
   (b.item(items), ...);
   for (; b.in < N; ++b.in, ++b.o) {  // trailing axes are kept whole
     b.out.shape[b.o] = a.shape[b.in];

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <tuple>
@@ -115,6 +116,23 @@ R extreme_by(const S& seq, F&& key, const char* empty_message) {
   });
   if (!any) raise("ValueError", empty_message);
   return best;
+}
+
+// max(a, b, ..., key=f) / min(...): the same loop over the arguments, in order
+template <bool Greater, class R, class F, class... V>
+R extreme_of(F&& key, const V&... values) {
+  const std::array<R, sizeof...(V)> items{values...};
+  using K = std::decay_t<decltype(key(std::declval<const R&>()))>;
+  size_t best = 0;
+  K best_key = key(items[0]);
+  for (size_t i = 1; i < items.size(); ++i) {
+    K k = key(items[i]);
+    if (Greater ? keyed::less(best_key, k) : keyed::less(k, best_key)) {
+      best = i;
+      best_key = std::move(k);
+    }
+  }
+  return items[best];
 }
 
 // max(xs, key=f, default=d)

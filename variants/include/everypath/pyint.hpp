@@ -59,11 +59,12 @@ inline int64_t floordiv(int64_t a, int64_t b) {
 inline std::tuple<int64_t, int64_t> divmod(int64_t a, int64_t b) { return {floordiv(a, b), py::mod<int64_t>(a, b)}; }
 // a ** b by squaring; the square is taken only while exponent bits remain, and each one it feeds is a
 // factor of the result, so a square that overflows means the result does (2**63 is not a square).
+// Called only where the exponent is proven >= 0 (else pyint_pow.hpp's power_or_float: a float result).
 inline int64_t power(int64_t a, int64_t b) {
-  if (b < 0) raise("ValueError", "negative integer exponent needs a float result; write x ** float(n) in compiled code");
+  if (b < 0) raise("ValueError", "internal error: int ** negative int reached the int-only power");
   int64_t r = 1;
   while (b) {
-    if (b & 1) r = mul(r, a);
+    if (b & 1 && __builtin_mul_overflow(r, a, &r) && kChecked) overflow("**");
     b >>= 1;
     if (b) {
       if (__builtin_mul_overflow(a, a, &a) && kChecked) overflow("**");

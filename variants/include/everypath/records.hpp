@@ -4,6 +4,7 @@
 // (lowering/records.py), one per class.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -24,6 +25,14 @@ void put_seq(ep_value& v, const List<T>& l, int64_t per, F&& fill) {
   v.shape[1] = per;
   v.data = keep->data();
   v.owner = new std::shared_ptr<void>(std::move(keep));
+}
+
+// A mutable record result crosses the ABI after its struct's address, so that the runtime gives the caller
+// one Python object per struct (`return b, b`: `r[0] is r[1]`, as in CPython). Every struct a result holds is
+// alive while it is put, so the addresses of distinct ones differ.
+template <class T>
+int64_t identity(const std::shared_ptr<T>& p) {
+  return static_cast<int64_t>(reinterpret_cast<std::intptr_t>(p.get()));
 }
 
 // An IntEnum crosses the ABI as its member's index; compiled code holds its value.

@@ -257,28 +257,59 @@ inline int64_t str_ord(const Str& s) {
 }
 
 namespace strx {
-// s without leading and trailing whitespace, and whether anything left needs the Unicode database.
-inline std::string_view trimmed(const Str& s, const char* what) {
-  std::string_view v = s.view();
-  size_t b = 0, e = v.size();
-  while (b < e) {
-    size_t p = b;
-    if (!is_space(Str::decode(v, p))) break;
-    b = p;
+// The value of a decimal digit (str.isdecimal(): Unicode category Nd), or -1. Unicode keeps every decimal digit in
+// a run of ten from 0 to 9 (variants/unicode_tables.py checks it), so a digit's value is its offset in its range.
+inline int decimal_value(char32_t c) {
+  if (c < 0x80) return c >= '0' && c <= '9' ? static_cast<int>(c - '0') : -1;
+  const auto& t = unicode::decimal;
+  size_t lo = 0, hi = sizeof(t) / sizeof(t[0]);
+  const size_t n = hi;
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (t[mid].hi < c) lo = mid + 1; else hi = mid;
   }
-  while (e > b) {
-    size_t q = e - 1;
-    while (q > b && (static_cast<unsigned char>(v[q]) & 0xC0) == 0x80) --q;
-    size_t p = q;
-    if (!is_space(Str::decode(v, p))) break;
-    e = q;
-  }
-  v = v.substr(b, e - b);
-  for (size_t p = 0; p < v.size();) {
-    if (Str::decode(v, p) > 0xFF) beyond_latin1(what);  // Unicode digits would parse in CPython
-  }
-  return v;
+  return lo < n && t[lo].lo <= c ? static_cast<int>((c - t[lo].lo) % 10) : -1;
 }
+
+inline bool ascii_space(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// The ASCII text int() and float() parse, prepared as CPython does (_PyUnicode_TransformDecimalAndSpaceToASCII):
+// ASCII kept, other whitespace a ' ', a decimal digit of any script its ASCII digit ('١٢' and '１２' are 12),
+// anything else beyond ASCII a '?' (never valid); then ASCII whitespace stripped at both ends (so '\x1c5', which
+// str.strip() would strip, stays invalid, as in CPython).
+template <bool Full>
+std::string number_text(const Str& s, const char* what) {
+  std::string out;
+  const std::string_view v = s.view();
+  if (s.ascii()) {
+    out.assign(v);
+  } else {
+    out.reserve(v.size());
+    for (size_t p = 0; p < v.size();) {
+      const char32_t c = Str::decode(v, p);
+      if (c < 0x7F) { out += static_cast<char>(c); continue; }
+      if (is_space(c)) { out += ' '; continue; }
+      if (!Full && c > 0xFF) beyond_latin1(what);  // Latin-1 has no decimal digit beyond ASCII
+      const int d = decimal_value(c);
+      out += d >= 0 ? static_cast<char>('0' + d) : '?';
+    }
+  }
+  size_t b = 0, e = out.size();
+  while (b < e && ascii_space(out[b])) ++b;
+  while (e > b && ascii_space(out[e - 1])) --e;
+  return out.substr(b, e - b);
+}
+
+// repr(s) cut to its first `limit` code points, as CPython's "%.200R" in int()'s message does.
+template <bool Full>
+std::string repr_prefix(const Str& s, index_t limit) {
+  const std::string r = str_repr<Full>(s);
+  const std::string_view v = r;
+  size_t p = 0;
+  for (index_t k = 0; k < limit && p < v.size(); ++k) Str::decode(v, p);
+  return r.substr(0, p);
+}
+
 // Digits with single underscores between them (PEP 515) copied into out; false if malformed.
 inline bool digits_into(std::string_view v, size_t& p, std::string& out) {
   const size_t start = p;
@@ -291,23 +322,27 @@ inline bool digits_into(std::string_view v, size_t& p, std::string& out) {
 }
 }  // namespace strx
 
-inline int64_t str_to_int(const Str& s) {
-  const std::string_view v = strx::trimmed(s, "int()");
+template <bool Full = true>
+int64_t str_to_int(const Str& s) {
+  const std::string text = strx::number_text<Full>(s, "int()");
+  const std::string_view v = text;
   size_t p = 0;
   std::string digits;
   if (p < v.size() && (v[p] == '+' || v[p] == '-')) digits += v[p++];
   const bool ok = strx::digits_into(v, p, digits) && p == v.size();
-  if (!ok) raise("ValueError", "invalid literal for int() with base 10: " + py_repr_str(s.bytes()));
+  if (!ok) raise("ValueError", "invalid literal for int() with base 10: " + strx::repr_prefix<Full>(s, 200));
   int64_t out = 0;
   const char* first = digits.data() + (digits[0] == '+');
   auto r = std::from_chars(first, digits.data() + digits.size(), out);
-  if (r.ec != std::errc()) raise("OverflowError", "int() of " + py_repr_str(s.bytes()) + " does not fit in 64 bits");
+  if (r.ec != std::errc()) raise("OverflowError", "int() of " + str_repr<Full>(s) + " does not fit in 64 bits");
   return out;
 }
 
-inline double str_to_float(const Str& s) {
-  const std::string_view v = strx::trimmed(s, "float()");
-  auto fail = [&]() { raise("ValueError", "could not convert string to float: " + py_repr_str(s.bytes())); };
+template <bool Full = true>
+double str_to_float(const Str& s) {
+  const std::string text = strx::number_text<Full>(s, "float()");
+  const std::string_view v = text;
+  auto fail = [&]() { raise("ValueError", "could not convert string to float: " + str_repr<Full>(s)); };
   size_t p = 0;
   std::string t;
   if (p < v.size() && (v[p] == '+' || v[p] == '-')) t += v[p++];

@@ -214,6 +214,30 @@ R item_flat(const Array<T, N>& a, index_t i) {
   return elem_cast<R>(a.data[off]);
 }
 
+// a.tolist(): one list level per axis of Python scalars R, in index order (a 0-d array: the scalar itself)
+template <class R, class T, int N>
+auto tolist_of(const Array<T, N>& a) {
+  if constexpr (N == 0) {
+    return elem_cast<R>(a.data[0]);
+  } else if constexpr (N == 1) {
+    List<R> out;
+    out.items->reserve(static_cast<size_t>(a.shape[0]));
+    for (index_t i = 0; i < a.shape[0]; ++i) out.append(elem_cast<R>(a.data[i * a.strides[0]]));
+    return out;
+  } else {
+    Array<T, N - 1> row;  // a[i]: the array without its first axis, moved along it
+    for (int k = 1; k < N; ++k) row.shape[k - 1] = a.shape[k], row.strides[k - 1] = a.strides[k];
+    row.owner = a.owner;
+    List<decltype(tolist_of<R>(row))> out;
+    out.items->reserve(static_cast<size_t>(a.shape[0]));
+    for (index_t i = 0; i < a.shape[0]; ++i) {
+      row.data = a.data + i * a.strides[0];
+      out.append(tolist_of<R>(row));
+    }
+    return out;
+  }
+}
+
 // a.item(i, j, ...): one index per axis
 template <class R, class T, int N, class... I>
 R item_at(const Array<T, N>& a, I... idx) {

@@ -39,8 +39,11 @@ void map_into_slabs(const Array<Out, N>& out, F& f, const Ops&... ops) {
     const index_t lo = rows * t / nt, hi = rows * (t + 1) / nt;
     if (hi > lo) {
       Array<Out, N> dst = slab<N>(out, lo, hi);
-      map_rows<Out, N>(dst.data, dst.strides, dst.shape, f, std::make_tuple(slab<N>(ops, lo, hi)...),
-                       std::index_sequence_for<Ops...>{});
+      // operands by std::tie, as ep::map_c passes them: with the emitter handing the loops and threads
+      // paths one closure, this is the loops path's map_rows instance, compiled once (issue 13)
+      [&](const auto&... s) {
+        map_rows<Out, N>(dst.data, dst.strides, dst.shape, f, std::tie(s...), std::index_sequence_for<Ops...>{});
+      }(slab<N>(ops, lo, hi)...);
     }
   });
 }
