@@ -1,8 +1,11 @@
 // The threads path of fused element-wise expressions: the loops body split
 // across threads (pool.hpp: OpenMP, or a std::thread pool). Contiguous operands
 // split the flat index range; other layouts split the first axis (each thread
-// maps its own slab of rows). Results are bit-identical to the loops path: every
-// element is computed the same way.
+// maps its own slab of rows). Every element is computed by the same element
+// lambda as on the loops path, so results agree bit for bit except transcendental
+// functions of contiguous operands: which elements take libmvec's vector form
+// depends on where a chunk starts, so a chunk's ends may differ by libmvec's few
+// ulp (docs/semantics.md, "Floating point").
 #pragma once
 
 #include "../../map.hpp"
