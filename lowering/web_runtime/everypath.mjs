@@ -530,6 +530,7 @@ export class KernelModule {
         explore: dv.getUint8(p + L.row_explore) !== 0, propensity: dv.getFloat32(p + L.row_propensity, true),
         table_version: table ? cString(this.memory.buffer, x.ep_tele_table_version(table)) : null,
         inclusion: dv.getFloat32(p + L.row_inclusion, true),
+        third_dim: null,  // a product's inner dimension: the web shim does not record it yet (docs/telemetry.md)
         ...this.device,
       });
     }
