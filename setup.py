@@ -5,13 +5,15 @@ The folders stay where the project keeps them (base/, tracer/, lowering/, ...) a
 everypath.base, everypath.tracer, ...: `pip install everypath` adds one top-level name."""
 
 from pybind11.setup_helpers import Pybind11Extension
-from setuptools import Extension, find_packages, setup
+from setuptools import Extension, find_namespace_packages, setup
 
 # folder -> its package name once installed (data flows top to bottom)
 STAGES = ("base", "tracer", "lowering", "variants", "telemetry", "selector", "dashboard")
 PACKAGE_DIR = {"everypath": "everypath", **{f"everypath.{d}": d for d in STAGES}}
+# namespace packages too: the data folders (lowering/runtime, variants/include/...) are importable
+# names, and listing them keeps setuptools from warning once per folder on every install
 PACKAGES = ["everypath", *(f"everypath.{d}" + (f".{sub}" if sub else "")
-                           for d in STAGES for sub in ("", *find_packages(d)))]
+                           for d in STAGES for sub in ("", *find_namespace_packages(d, exclude=["*__pycache__*"])))]
 
 RUNTIME = "lowering/runtime"
 # One translation unit per concern (runtime.hpp lists them). Link-time
