@@ -186,30 +186,5 @@ void truth_combine(bool* o, const T* p, index_t n) {
 }
 #pragma GCC diagnostic pop
 
-// The first i with p[i] == m in a contiguous row (n when none), 32-byte blocks at a time.
-template <class T>
-index_t find_first_equal(const T* p, index_t n, T m) {
-  index_t i = 0;
-  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-    constexpr int L = 32 / sizeof(T);
-    typedef T V __attribute__((vector_size(32)));
-    const V mv = V{} + m;
-    for (; i + 4 * L <= n; i += 4 * L) {
-      V x0, x1, x2, x3;
-      std::memcpy(&x0, p + i, sizeof(V));
-      std::memcpy(&x1, p + i + L, sizeof(V));
-      std::memcpy(&x2, p + i + 2 * L, sizeof(V));
-      std::memcpy(&x3, p + i + 3 * L, sizeof(V));
-      const auto hit = (x0 == mv) | (x1 == mv) | (x2 == mv) | (x3 == mv);
-      bool any = false;
-      for (int k = 0; k < L; ++k) any = any || hit[k] != 0;
-      if (any) break;  // the exact position below
-    }
-  }
-  for (; i < n; ++i)
-    if (p[i] == m) return i;
-  return n;
-}
-
 }  // namespace red
 }  // namespace ep
