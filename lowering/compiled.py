@@ -66,6 +66,7 @@ class CompiledFunction(_Dispatcher):
         self._by_fast_key: dict[tuple[Any, ...], Bound] = {}  # cheap per-call key -> build
         self._signature: inspect.Signature | None = None
         self._module: Any = None
+        self._source: str | None = None  # generated, not built (cpp_source before any build)
         self._lock = threading.Lock()  # every change of the builds, guards and what C may call
         self._open: bool | None = None
         # module globals the builds read: (namespace, name, object, a mutable table's items or None) checked on
@@ -104,7 +105,7 @@ class CompiledFunction(_Dispatcher):
                 self._reads = {}
                 self._add_guards(fresh)
             else:
-                self._native, self._open, self._module = None, None, None
+                self._native, self._open, self._module, self._source = None, None, None, None
                 self._by_types, self._by_fast_key, self._reads, self._guards = {}, {}, {}, ()
             self._publish()
 
@@ -225,8 +226,19 @@ class CompiledFunction(_Dispatcher):
     # ---- inspection ----------------------------------------------------
     @property
     def cpp_source(self) -> str:
+        """The generated C++ of the closed signature: the build's when there is one (here or in the cache), else
+        generated now without building it (reading the code must not cost a g++ run of seconds)."""
         if self._module is None:
-            self._module = self.build()
+            from everypath.lowering.cache import front_key, load
+
+            hit = load(self.settings, front_key(self.py_function, None, self.settings), self.py_function.__globals__)
+            if hit is None:
+                from everypath.lowering.pipeline import generate
+
+                if self._source is None:
+                    self._source = generate(self.py_function, self.settings).source
+                return self._source
+            self._module = hit
         return self._module.cpp_path.read_text()
 
     def ir(self, typed: bool = True) -> str:
