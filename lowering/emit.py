@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from everypath.base.errors import CompileError, internal_error
+from everypath.lowering.borrowed import borrowed_params
 from everypath.lowering.bounds import LowerBounds
 from everypath.lowering import pyint_checks
 from everypath.lowering.int_ranges import IntRanges
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from everypath.lowering.dispatch import PathPolicy
     from everypath.lowering.masked_update import MaskedUpdate
     from everypath.lowering.sites import SiteTable
+    from everypath.lowering.helper_clones import HelperClones
     from everypath.variants.registry import LowerSite, Operator, Variant
 
 _PURE = frozenset({Opcode.CONST, Opcode.LOAD, Opcode.PARAM, Opcode.GETATTR})
@@ -49,7 +51,7 @@ def ident(name: str) -> str:
 
 class FunctionEmitter:
     def __init__(self, spec: TypedFunction, indent: int = 1, policy: "PathPolicy | None" = None,
-                 sites: "SiteTable | None" = None) -> None:
+                 sites: "SiteTable | None" = None, clones: "HelperClones | None" = None) -> None:
         from everypath.lowering.dispatch import PathPolicy
         from everypath.lowering.sites import SiteTable
 
@@ -58,6 +60,10 @@ class FunctionEmitter:
         self.sites = sites if sites is not None else SiteTable()  # the unit's operator call sites
         self.unit_stride: frozenset[str] = frozenset()  # arrays with last stride 1 (lowering/unit_stride.py)
         self.proven: frozenset[tuple[Node, int, str]] = frozenset()  # (index, axis, array) in range here
+        self.borrowed: frozenset[str] = frozenset()  # array parameters bound by reference (lowering/borrowed.py)
+        self.facts: tuple[Node | None, frozenset[tuple[str, int, str, int]]] = (None, frozenset())  # for g++
+        self.proven_calls: dict[Node, frozenset[tuple[int, int, int]]] = {}  # helper calls: accesses proven
+        self.clones = clones  # the unit's helper copies (lowering/helper_clones.py); None: no copies
         self.used_paths: set[str] = set()  # implementation paths the emitted calls use
         self.used_headers: set[str] = set()  # their headers
         self.lines: list[str] = []
@@ -353,7 +359,7 @@ class FunctionEmitter:
                 self.line(f"{ident(n.target)} = {tag if tag is not None else self.value(n.args[0])};")
                 return
             self._assigned(n.target)
-            if isinstance(t, FuncT) or isinstance(vt, FuncT):
+            if isinstance(t, FuncT) or isinstance(vt, FuncT) or (n.target in self.borrowed and n.args[0].op is Opcode.PARAM):
                 return
             v = self.value(n.args[0])
             if isinstance(t, MaybeWeakT):
@@ -731,7 +737,7 @@ class FunctionEmitter:
     def closure(self, n: Node) -> None:
         for spec in self.spec.closures.get(n, []):
             self.mark(n)
-            sub = FunctionEmitter(spec, indent=self.depth + 1, policy=self.policy, sites=self.sites)
+            sub = FunctionEmitter(spec, indent=self.depth + 1, policy=self.policy, sites=self.sites, clones=self.clones)
             body = sub.function_body()
             self.used_paths |= sub.used_paths
             self.used_headers |= sub.used_headers
@@ -745,6 +751,7 @@ class FunctionEmitter:
         self.spec.fn.number()
         fn = self.spec.fn
         self.unbound = analyse(fn.body, frozenset(), frozenset(fn.locals), lambda c: static_truth(self.spec, c))
+        self.borrowed = borrowed_params(self.spec)
         for name in sorted(self.unbound.flagged):
             self.line(f"bool {ident(name)}__set = false;  // read where it may be unbound")
         for name, t in self.spec.var_types.items():
@@ -758,6 +765,9 @@ class FunctionEmitter:
                           f"bool {ident(name)}__weak = false;")
                 continue
             if isinstance(t, ListT) and t.elem is None:
+                continue
+            if name in self.borrowed:  # the caller's array, not a copy (lowering/borrowed.py)
+                self.line(f"const {ctype(t)}& {ident(name)} = a_{name};")
                 continue
             try:
                 self.line(f"{ctype(t)} {ident(name)}{{}};")

@@ -432,7 +432,10 @@ def call(fe: "FunctionEmitter", n: Node) -> str:
     if isinstance(target, FunctionRef) or target == "ep.call":
         callee = fe.spec.callees[n]
         args = list(n.args[1:]) if target == "ep.call" else list(n.args)
-        return f"{callee.symbol}({', '.join(fe.bound_args(callee, args, n.kwargs))})"
+        symbol = callee.symbol
+        if n in fe.proven_calls and fe.clones is not None:  # a loop's fast copy proved the helper's indices
+            symbol = fe.clones.symbol(callee, fe.proven_calls[n]) or symbol
+        return f"{symbol}({', '.join(fe.bound_args(callee, args, n.kwargs))})"
     if is_isinstance(target):  # isinstance(x, C): lowering/type_tests.py
         return type_tests.emit_call(fe, n)
     if target in ("ep.match_seq", "ep.match_class", "ep.match_is"):  # match patterns: lowering/match.py

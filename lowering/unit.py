@@ -10,6 +10,9 @@ from everypath.base.cpp import ctype
 from everypath.lowering.emit import FunctionEmitter, return_ctype
 from everypath.lowering.dispatch import PathPolicy
 from everypath.lowering.infer import TypedFunction
+from everypath.lowering.borrowed import borrowed_params
+from everypath.lowering.helper_clones import HelperClones
+from everypath.lowering.loop_counters import small_leaf
 from everypath.base.cpp import struct_name
 from everypath.base.types import (
     ArrayT, DictT, DType, EnumT, GenT, ImageT, ListT, NoneT, RecordT, ScalarT, SetT, StrT, TupleT, Type,
@@ -160,9 +163,12 @@ def _put_results(expr: str, t: Type, slot: list[int], out: list[str], depth: int
         raise TypeError(f"result type {t} cannot cross the C ABI")
 
 
-def _signature(spec: TypedFunction) -> str:
-    params = ", ".join(f"{ctype(t)} a_{p.name}" for p, t in zip(spec.fn.params, spec.arg_types))
-    return f"static {return_ctype(spec)} {spec.symbol}({params})"
+def _signature(spec: TypedFunction, symbol: str | None = None) -> str:
+    borrowed = borrowed_params(spec)
+    params = ", ".join(f"const {ctype(t)}& __restrict__ a_{p.name}" if p.name in borrowed else f"{ctype(t)} a_{p.name}"
+                       for p, t in zip(spec.fn.params, spec.arg_types))
+    inline = "[[gnu::always_inline]] inline " if small_leaf(spec) else ""
+    return f"{inline}static {return_ctype(spec)} {symbol or spec.symbol}({params})"
 
 
 @dataclass(frozen=True)
@@ -185,8 +191,9 @@ def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], bou
     body: list[str] = []
     paths: set[str] = set()
     headers: set[str] = set()
+    clones = HelperClones(policy)  # helpers' copies with the calling loop's proven indices unchecked
     for s in top:
-        fe = FunctionEmitter(s, policy=policy, sites=sites)
+        fe = FunctionEmitter(s, policy=policy, sites=sites, clones=clones)
         lines = fe.function_body()
         paths |= fe.used_paths
         headers |= fe.used_headers
@@ -220,8 +227,12 @@ def translation_unit_parts(specs: list[TypedFunction], entries: list[Entry], bou
     out += ["#include <everypath/everypath.hpp>"]
     out += [f"#include <{h}>" for h in sorted(headers - {CORE_HEADER})]
     out += ["", "EP_DEFINE_ABI()", *sites.preamble(), *structs, ""]
+    for c in clones.clones():  # no sites, no paths, no headers of their own (lowering/helper_clones.py)
+        body += [f"// {c.spec.fn.qualname}, indices proven by its caller's loop", _signature(c.spec, c.symbol) + " {",
+                 *c.lines, *(["  return ep::None{};"] if c.spec.return_type is None else []), "}", ""]
     for s in top:
         out.append(_signature(s) + ";")
+    out += [_signature(c.spec, c.symbol) + ";" for c in clones.clones()]
     out.append("")
     out += body
     for e in entries:
