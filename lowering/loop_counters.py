@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from everypath.base.types import ArrayT, ScalarT
+from everypath.base.types import ArrayT, DType, ScalarT
 from everypath.lowering.indexing import plan_array_index
 from everypath.tracer.ir import Node, Opcode
 
@@ -51,7 +51,8 @@ def _flat(p: object) -> list[str]:
 
 
 def _is_int(t: object) -> bool:
-    return isinstance(t, ScalarT) and t.dtype.is_integer
+    # int64 only: a narrower counter could wrap before the loop variable ends (2**31 iterations of an int32)
+    return isinstance(t, ScalarT) and t.dtype is DType.INT64
 
 
 def _same_value(a: Node, b: Node) -> bool:

@@ -85,6 +85,15 @@ def offset_start(x: F1, out: F1) -> int:
     return k
 
 
+def narrow_counter(x: F1, out: F1) -> int:
+    k = np.int32(0)  # int32 arithmetic could wrap before j ends: no fact for it
+    for j in range(x.shape[0]):
+        if x[j] > 0.0:
+            out[k] = x[j]
+            k += 1
+    return int(k)
+
+
 def fill_ramp(a: I1, n: int) -> None:
     for j in range(n):
         a[j] = j
@@ -201,7 +210,8 @@ def test_an_output_too_small_for_the_loop_but_not_the_count_still_runs() -> None
     assert str(got.value) == str(want.value)
 
 
-@pytest.mark.parametrize("fn", [bumped_twice, offset_start], ids=["bumped_twice", "offset_start"])
+@pytest.mark.parametrize("fn", [bumped_twice, offset_start, narrow_counter],
+                         ids=["bumped_twice", "offset_start", "narrow_counter"])
 def test_what_is_not_a_trailing_counter_gets_no_fact(fn, rng: np.random.Generator) -> None:
     assert not re.search(r"\(l_k( \+ 1)? >= 0", _cxx(fn))
     x = rng.standard_normal(40)
