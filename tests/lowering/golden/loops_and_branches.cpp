@@ -6,18 +6,17 @@ EP_DEFINE_ABI()
 static ep::tele::Hub* ep_hub = nullptr;  // set by ep_telemetry_attach
 static int32_t ep_site_base = 0;
 
-static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k);
+static double loops_and_branches__0(const ep::Array<double, 1>& __restrict__ a_x, int64_t a_k);
 
 // loops_and_branches from golden_programs.py:10
-static double loops_and_branches__0(ep::Array<double, 1> a_x, int64_t a_k) {
-  ep::Array<double, 1> l_x{};
+static double loops_and_branches__0(const ep::Array<double, 1>& __restrict__ a_x, int64_t a_k) {
+  const ep::Array<double, 1>& l_x = a_x;
   int64_t l_k{};
   double l_s{};
   int64_t l_i{};
   bool l_bool_1{};
   EP_TRACE_BEGIN("golden_programs.py", "loops_and_branches")
   EP_LINE(10);  // golden_programs.py:10
-  l_x = a_x;
   l_k = a_k;
   EP_LINE(11);  // golden_programs.py:11
   l_s = double(0.0);

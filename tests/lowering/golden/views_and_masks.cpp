@@ -6,15 +6,14 @@ EP_DEFINE_ABI()
 static ep::tele::Hub* ep_hub = nullptr;  // set by ep_telemetry_attach
 static int32_t ep_site_base = 0;
 
-static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x);
+[[gnu::always_inline]] inline static ep::Array<double, 1> views_and_masks__0(const ep::Array<double, 1>& __restrict__ a_x);
 
 // views_and_masks from golden_programs.py:32
-static ep::Array<double, 1> views_and_masks__0(ep::Array<double, 1> a_x) {
-  ep::Array<double, 1> l_x{};
+[[gnu::always_inline]] inline static ep::Array<double, 1> views_and_masks__0(const ep::Array<double, 1>& __restrict__ a_x) {
+  const ep::Array<double, 1>& l_x = a_x;
   ep::Array<double, 1> l_y{};
   EP_TRACE_BEGIN("golden_programs.py", "views_and_masks")
   EP_LINE(32);  // golden_programs.py:32
-  l_x = a_x;
   EP_LINE(33);  // golden_programs.py:33
   auto v7 = ep::view(l_x, ep::make_slice(int64_t(1LL), int64_t(-1LL), int64_t(2LL)));
   l_y = v7;
