@@ -23,23 +23,27 @@ if TYPE_CHECKING:
     from everypath.lowering.infer import TypedFunction
 
 
-def borrowed_params(spec: "TypedFunction") -> frozenset[str]:
-    """The array parameters of spec that the body binds once, from the argument, and never again."""
-    if spec.fn.is_closure or isinstance(spec.return_type, GenT):
-        return frozenset()
+def fixed_params(spec: "TypedFunction") -> frozenset[str]:
+    """The parameters the body binds once, from the argument, and never again."""
     stores: dict[str, list[object]] = {}
     for n in spec.fn.body.walk():
         if n.op is Opcode.STORE:
             stores.setdefault(str(n.target), []).append(n.args[0].op)
         elif n.op is Opcode.FOR:
-            for name in _flat(n.target):
+            for name in pattern_names(n.target):
                 stores.setdefault(name, []).append(Opcode.FOR)
-    out = set()
-    for p, t in zip(spec.fn.params, spec.arg_types):
-        if isinstance(t, ArrayT) and spec.var_types.get(p.name) == t and stores.get(p.name) == [Opcode.PARAM]:
-            out.add(p.name)
-    return frozenset(out)
+    return frozenset(p.name for p in spec.fn.params if stores.get(p.name) == [Opcode.PARAM])
 
 
-def _flat(p: object) -> list[str]:
-    return [p] if isinstance(p, str) else [x for q in p for x in _flat(q)]  # type: ignore[attr-defined]
+def borrowed_params(spec: "TypedFunction") -> frozenset[str]:
+    """The array parameters of spec that the body binds once, from the argument, and never again."""
+    if spec.fn.is_closure or isinstance(spec.return_type, GenT):
+        return frozenset()
+    fixed = fixed_params(spec)
+    return frozenset(p.name for p, t in zip(spec.fn.params, spec.arg_types)
+                     if p.name in fixed and isinstance(t, ArrayT) and spec.var_types.get(p.name) == t)
+
+
+def pattern_names(p: object) -> list[str]:
+    """The names a `for` target binds (a name, or nested tuples of names)."""
+    return [p] if isinstance(p, str) else [x for q in p for x in pattern_names(q)]  # type: ignore[attr-defined]

@@ -7,8 +7,8 @@ copy's one test `lo >= 0 && hi <= a.shape[0]` (`hi + 1 <= ...` for a use after t
 `a[i]` in range, as it does `a[j]`.
 
 A helper's indices count too: `swap(a, i, j)` indexes its array parameter with its index parameters, so the
-call stands for those accesses in the caller. Its checks live in the helper's own body, so the caller cannot
-drop them itself; it tells g++ the facts at the top of each iteration and g++ drops them once it inlines.
+call stands for those accesses in the caller. Its checks live in the helper's own body, so the fast copy calls
+a copy of the helper with them dropped (lowering/helper_clones.py).
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from everypath.base.types import ArrayT, DType, ScalarT
+from everypath.lowering.borrowed import fixed_params, pattern_names
 from everypath.lowering.indexing import plan_array_index
 from everypath.tracer.ir import Node, Opcode
 
@@ -33,21 +34,20 @@ class Access:
     array: Node  # the array operand in the loop's own function
     axis: int
     index: Node  # the index operand in the loop's own function (the call's argument for a helper)
-    direct: bool  # False: the access is in a helper called with these operands
-    call: Node | None = None  # the helper's call
+    call: Node | None = None  # the helper's call; None: the access is in the loop's own body
     triple: tuple[int, int, int] | None = None  # (array parameter, axis, index parameter) in the helper
+
+    @property
+    def direct(self) -> bool:
+        return self.call is None
 
 
 def _stores(nodes: Iterator[Node], name: str) -> list[Node]:
     def binds(n: Node) -> bool:
         if n.op is Opcode.STORE:
             return n.target == name
-        return n.op is Opcode.FOR and name in _flat(n.target)
+        return n.op is Opcode.FOR and name in pattern_names(n.target)
     return [n for n in nodes if binds(n)]
-
-
-def _flat(p: object) -> list[str]:
-    return [p] if isinstance(p, str) else [x for q in p for x in _flat(q)]  # type: ignore[attr-defined]
 
 
 def _is_int(t: object) -> bool:
@@ -117,27 +117,32 @@ def _walk_one(n: Node) -> Iterator[Node]:
         yield from b.walk()
 
 
+def element_indices(spec: "TypedFunction", n: Node) -> list[Node]:
+    """The per-axis index operands of a GETITEM/SETITEM that reads or writes one array element; [] otherwise."""
+    base, idx = n.args[0], n.args[1]
+    if not isinstance(spec.types.get(base), ArrayT):
+        return []
+    try:
+        if plan_array_index(spec.type_of(base), spec.type_of(idx)).kind != "element":
+            return []
+    except Exception:  # noqa: BLE001 - not an element access: nothing to prove
+        return []
+    return list(idx.args) if idx.op is Opcode.CALL and idx.target == "ep.tuple" else [idx]
+
+
 def helper_access_nodes(callee: "TypedFunction") -> list[tuple[int, int, int, Node]]:
     """(array parameter, axis, index parameter, index node) of each element access in the helper whose array and
     index are parameters it never rebinds."""
     params = [p.name for p in callee.fn.params]
-    nodes = list(callee.fn.body.walk())
-    fixed = {p for p in params if all(s.op is Opcode.STORE and s.args[0].op is Opcode.PARAM
-                                      for s in _stores(iter(nodes), p))}
+    fixed = fixed_params(callee)
     out: list[tuple[int, int, int, Node]] = []
-    for n in nodes:
+    for n in callee.fn.body.walk():
         if n.op not in (Opcode.GETITEM, Opcode.SETITEM):
             continue
-        base, idx = n.args[0], n.args[1]
-        if not (base.op is Opcode.LOAD and base.target in fixed and isinstance(callee.types.get(base), ArrayT)):
+        base = n.args[0]
+        if not (base.op is Opcode.LOAD and base.target in fixed):
             continue
-        try:
-            if plan_array_index(callee.type_of(base), callee.type_of(idx)).kind != "element":
-                continue
-        except Exception:  # noqa: BLE001 - not an element access
-            continue
-        parts = list(idx.args) if idx.op is Opcode.CALL and idx.target == "ep.tuple" else [idx]
-        for k, m in enumerate(parts):
+        for k, m in enumerate(element_indices(callee, n)):
             if m.op is Opcode.LOAD and m.target in fixed:
                 out.append((params.index(str(base.target)), k, params.index(str(m.target)), m))
     return out
@@ -162,21 +167,14 @@ def element_accesses(spec: "TypedFunction", loop: Node) -> list[Access]:
     """Every element index in the loop's body, and those of the helpers it calls with its own operands."""
     out: list[Access] = []
     for n in loop.blocks[0].walk():
-        if n.op in (Opcode.GETITEM, Opcode.SETITEM) and isinstance(spec.types.get(n.args[0]), ArrayT):
-            base, idx = n.args[0], n.args[1]
-            try:
-                if plan_array_index(spec.type_of(base), spec.type_of(idx)).kind != "element":
-                    continue
-            except Exception:  # noqa: BLE001 - not an element access: nothing to prove
-                continue
-            parts = list(idx.args) if idx.op is Opcode.CALL and idx.target == "ep.tuple" else [idx]
-            out.extend(Access(base, k, m, True) for k, m in enumerate(parts))
+        if n.op in (Opcode.GETITEM, Opcode.SETITEM):
+            out.extend(Access(n.args[0], k, m) for k, m in enumerate(element_indices(spec, n)))
         elif n.op is Opcode.CALL and n in spec.callees and not n.kwargs:
             callee = spec.callees[n]
             if callee is spec or len(n.args) != len(callee.fn.params):
                 continue
             for ai, k, ii in sorted({(ai, k, ii) for ai, k, ii, _ in helper_access_nodes(callee)}):
-                out.append(Access(n.args[ai], k, n.args[ii], False, n, (ai, k, ii)))
+                out.append(Access(n.args[ai], k, n.args[ii], n, (ai, k, ii)))
     return out
 
 

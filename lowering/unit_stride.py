@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from everypath.lowering.indexing import plan_array_index
+from everypath.lowering.borrowed import pattern_names
 from everypath.lowering.loop_counters import element_accesses, position, trailing_counters
 from everypath.base.types import ArrayT, ScalarT
 from everypath.tracer.ir import Node, Opcode
@@ -124,7 +125,7 @@ def bounds_versions(fe: "FunctionEmitter", loop: Node) -> tuple[list[str], froze
         if n.op is Opcode.STORE:
             stored.add(str(n.target))
         elif n.op is Opcode.FOR:
-            stored.update(_pattern(n.target))
+            stored.update(pattern_names(n.target))
     if loop.target in stored:
         return [], frozenset(), frozenset(), {}
     counters = trailing_counters(fe.spec, loop)
@@ -182,8 +183,6 @@ def assumptions(fe: "FunctionEmitter", loop: Node, counter: str) -> list[str]:
             "__builtin_unreachable();" for name, k, var, c in sorted(facts)]  # sorted: the same text everywhere
 
 
-def _pattern(p: object) -> list[str]:
-    return [p] if isinstance(p, str) else [x for q in p for x in _pattern(q)]  # type: ignore[attr-defined]
 
 
 def emit_range_versions(fe: "FunctionEmitter", loop: Node) -> None:
